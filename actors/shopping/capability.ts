@@ -6,9 +6,16 @@
 import type { WebhookSecret } from "../../src/domain/credentials.ts";
 import type { SealedSecret } from "../../src/domain/secrets.ts";
 import { secretMention } from "../../src/domain/credentials.ts";
-import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
 import {
+  accept,
+  type ActorDefinition,
+  type OutboxAdd,
+  unreachable,
+} from "../../src/runtime/actor.ts";
+import {
+  SHOPPING_OWNER_NOTICE_OUTBOX,
   SHOPPING_SETTINGS_DEFAULT,
+  type ShoppingOwnerNoticeItem,
   type ShoppingSettings,
 } from "../../src/shopping/rules/settings.ts";
 
@@ -54,11 +61,16 @@ export const shoppingCapabilityActor: ActorDefinition<
   initial: SHOPPING_CAPABILITY_INITIAL,
   decide(state, command, ctx) {
     switch (command.kind) {
-      case "change":
+      case "change": {
+        // spec: business 5.6: what differs from what is held is the change, so the same request
+        // again records, and e-mails the owner, nothing.
+        const changes = changedSettings(state, command.changes);
+        if (Object.keys(changes).length === 0) return accept([], () => state);
         return accept(
-          [{ kind: "settings_changed", changes: command.changes, at: ctx.now, by: command.by }],
+          [{ kind: "settings_changed", changes, at: ctx.now, by: command.by }],
           (s) => s,
         );
+      }
       case "rotate_secret":
         return accept(
           [{ kind: "secret_rotated", secret: command.secret, at: ctx.now, by: command.by }],
@@ -88,6 +100,8 @@ export const shoppingCapabilityActor: ActorDefinition<
         return unreachable(e);
     }
   },
+  // spec: business 5.6: the owner is e-mailed of a changed webhook address or secret.
+  outbox: (e) => ownerNotice(e),
   // The sealed secret stays in the state, off the log and the bus (as the business's own).
   logged: (e) =>
     e.kind === "secret_rotated"
@@ -100,3 +114,30 @@ export const shoppingCapabilityActor: ActorDefinition<
     return { ...rest, webhook_secret_set: webhook_secret !== null };
   },
 };
+
+/** The settings of `changes` that differ from those held. */
+function changedSettings(
+  held: ShoppingCapability,
+  changes: Partial<ShoppingSettings>,
+): Partial<ShoppingSettings> {
+  return Object.fromEntries(
+    Object.entries(changes).filter(([k, v]) =>
+      v !== undefined && v !== held[k as keyof ShoppingSettings]
+    ),
+  );
+}
+
+/**
+ * The owner's e-mail a change calls for (business 5.6): the business is the item's tenant; a
+ * secret is named by its key id, never held.
+ */
+function ownerNotice(e: ShoppingCapabilityEvent): readonly OutboxAdd[] {
+  let item: ShoppingOwnerNoticeItem;
+  if (e.kind === "settings_changed" && e.changes.webhook_url !== undefined) {
+    const webhook_url = e.changes.webhook_url;
+    item = { by: e.by, cause: "shopping_webhook_url_changed", webhook_url };
+  } else if (e.kind === "secret_rotated") {
+    item = { by: e.by, cause: "shopping_webhook_secret_rotated", key_id: e.secret.key_id };
+  } else return [];
+  return [{ outbox: SHOPPING_OWNER_NOTICE_OUTBOX, payload: item }];
+}

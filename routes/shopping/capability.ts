@@ -72,7 +72,8 @@ export function shoppingCapabilityRoutes(api: Api): void {
     path: PATH,
     summary: "Change the shopping fulfilment settings: webhook_url, the decision window, the " +
       "receipt links' life",
-    description: "Fields left out keep their value.",
+    description: "Fields left out keep their value. A changed webhook_url is e-mailed to the " +
+      "account owner (Business API 5.6); the same value again changes nothing.",
     tag,
     security,
     middleware,
@@ -89,7 +90,8 @@ export function shoppingCapabilityRoutes(api: Api): void {
     path: `${PATH}/secret/rotate`,
     summary: "Issue a new `shf_` webhook secret, shown once, in force at once",
     description: "Every attempt from now on is signed with it, retries of older events too; " +
-      "the previous secret signs nothing more.",
+      "the previous secret signs nothing more. The account owner is e-mailed of the change " +
+      "(the secret's key id, never the secret).",
     tag,
     security,
     middleware,

@@ -16,6 +16,8 @@ import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
+import { ShoppingOwnerNotices } from "./reactors/owner_notices.ts";
+import { egressPolicyOf } from "../outbound/egress.ts";
 import { endStoresOfCancelledTrips, watchOrdersBooking } from "./flows/old_data.ts";
 
 export const shoppingFeature: Feature = {
@@ -37,6 +39,11 @@ export const shoppingFeature: Feature = {
     return {
       reactors: {
         shopping_events: new ShoppingEvents(deps),
+        // spec: business 5.6: the owner is e-mailed of a changed shopping webhook or secret.
+        shopping_owner_notices: new ShoppingOwnerNotices({
+          runtime: deps.runtime,
+          egress: egressPolicyOf(deps.name),
+        }),
       },
       // Orders left booking before the stall sweep existed get its timer, once.
       migrations: {

@@ -64,33 +64,65 @@ export class OwnerNotices extends UnitReactor<Notice> {
 }
 
 /** Records the e-mail of one notice to the owner, once; answers it. */
-async function recordNotice(
+function recordNotice(
   runtime: ActorRuntime,
   egress: EgressPolicy,
   notice: Notice,
 ): Promise<MailMessage> {
-  const got = await runtime.read(businessActor, notice.business_id, notice.business_id, {
+  const e = notice.event;
+  return mailOwner(runtime, egress, {
+    business_id: notice.business_id,
+    id: noticeIdOf(notice.business_id, notice.seq),
+    cause: e.kind,
+    at: notice.at,
+    by: "by" in e ? e.by : "operator",
+    ...securityNotice(e),
+  });
+}
+
+/** One e-mail to a business's owner of a changed credential or address (Business API 5.6). */
+export interface OwnerMail {
+  readonly business_id: string;
+  /** The mail's id: derived from the change, so one change is one e-mail however often heard. */
+  readonly id: string;
+  /** What it tells of (the change's event). */
+  readonly cause: string;
+  readonly at: number;
+  /** Who made the change, as the audit trail names them. */
+  readonly by: string;
+  /** The change in a few words, the subject's end: `Your API key was changed`. */
+  readonly what: string;
+  /** What the change means now; a key's hint or a secret's id, never the key or the secret. */
+  readonly detail: string;
+}
+
+/** Records the e-mail of one change to the business's owner, once; answers it. */
+export async function mailOwner(
+  runtime: ActorRuntime,
+  egress: EgressPolicy,
+  mail: OwnerMail,
+): Promise<MailMessage> {
+  const got = await runtime.read(businessActor, mail.business_id, mail.business_id, {
     kind: "get",
   });
-  if (!got.ok) throw new Error(`business ${notice.business_id}: ${got.code}: ${got.message}`);
+  if (!got.ok) throw new Error(`business ${mail.business_id}: ${got.code}: ${got.message}`);
   const business = asBusiness(got.reply);
   const owner = business.staff.find((s) => s.role === "owner");
   if (!owner) throw new Error(`business ${business.id} has no owner`);
-  const id = noticeIdOf(business.id, notice.seq);
-  const recorded = await runtime.ask(mailMessageActor, business.id, id, {
+  const recorded = await runtime.ask(mailMessageActor, business.id, mail.id, {
     kind: "record",
     message: {
-      id,
+      id: mail.id,
       to: owner.email,
-      cause: notice.event.kind,
+      cause: mail.cause,
       channel: "email",
       // spec: business 1.3: refused at the sender in the sandbox, and kept so.
       disposition: messageDisposition(egress, "email"),
-      ...securityNotice(business, notice),
+      ...mailText(business, mail),
     },
   });
   if (!recorded.ok || !recorded.reply) {
-    throw new Error(`e-mail ${id}: ${recorded.ok ? "no reply" : recorded.message}`);
+    throw new Error(`e-mail ${mail.id}: ${recorded.ok ? "no reply" : recorded.message}`);
   }
   return recorded.reply;
 }
@@ -106,38 +138,43 @@ export function noticesOf(change: ActorChange): Notice[] {
   });
 }
 
-/** Subject and text of the e-mail; a key's hint or a secret's id, never the key or secret. */
-function securityNotice(b: Business, notice: Notice): { subject: string; text: string } {
-  const when = new Date(notice.at).toISOString();
-  const e = notice.event;
-  const who = whoMade(b, "by" in e ? e.by : "operator");
-  const unexpected = "If you did not expect this change, sign in to the portal, rotate the " +
-    "integration key and the webhook secret, and check the webhook address.";
-  const lines = (what: string, detail: string) => ({
-    subject: `${b.profile.name}: ${what}`,
-    text: [`${what} for ${b.profile.name} at ${when}, by ${who}.`, detail, unexpected].join("\n\n"),
-  });
+/** What changed, in the owner's words; a key's hint or a secret's id, never the key or secret. */
+function securityNotice(e: BusinessEvent): { what: string; detail: string } {
   switch (e.kind) {
     case "api_key_rotated":
-      return lines(
-        "Your API key was changed",
-        `The new key ends in ${e.key.hint}. The previous key no longer works.`,
-      );
+      return {
+        what: "Your API key was changed",
+        detail: `The new key ends in ${e.key.hint}. The previous key no longer works.`,
+      };
     case "webhook_secret_rotated":
-      return lines(
-        "Your webhook signing secret was changed",
-        `The new secret's key id is ${e.secret.key_id}. Webhooks are signed with it from now on.`,
-      );
+      return {
+        what: "Your webhook signing secret was changed",
+        detail: `The new secret's key id is ${e.secret.key_id}. Webhooks are signed with it ` +
+          "from now on.",
+      };
     case "profile_changed":
-      return lines(
-        "Your webhook address was changed",
-        e.changes.webhook_url
+      return {
+        what: "Your webhook address was changed",
+        detail: e.changes.webhook_url
           ? `Webhooks now go to ${e.changes.webhook_url}.`
           : "The webhook address was removed: no webhooks are sent until one is set.",
-      );
+      };
     default:
       throw new Error(`no security notice for ${e.kind}`);
   }
+}
+
+/** Subject and text of the e-mail. */
+function mailText(b: Business, mail: OwnerMail): { subject: string; text: string } {
+  const when = new Date(mail.at).toISOString();
+  const who = whoMade(b, mail.by);
+  const unexpected = "If you did not expect this change, sign in to the portal, rotate the " +
+    "integration key and the webhook secret, and check the webhook address.";
+  return {
+    subject: `${b.profile.name}: ${mail.what}`,
+    text: [`${mail.what} for ${b.profile.name} at ${when}, by ${who}.`, mail.detail, unexpected]
+      .join("\n\n"),
+  };
 }
 
 /** Who made a change, as the owner would know them. */

@@ -25,3 +25,18 @@ export const SHOPPING_SETTINGS_DEFAULT: ShoppingSettings = {
   ask_timeout_minutes: SHOPPING_ASK_TIMEOUT_MINUTES_DEFAULT,
   receipt_url_ttl_minutes: SHOPPING_RECEIPT_TTL_MINUTES_DEFAULT,
 };
+
+/**
+ * spec: business 5.6: a changed shopping webhook address or secret is recorded (the capability's
+ * event) and e-mailed to the account owner: an item of this outbox, added in the change's own
+ * commit, makes the e-mail once (src/shopping/reactors/owner_notices.ts).
+ */
+export const SHOPPING_OWNER_NOTICE_OUTBOX = "shopping_owner_notice";
+
+/** One change the owner is told of (the item's tenant is the business); never the secret. */
+export type ShoppingOwnerNoticeItem =
+  & { readonly by: string }
+  & (
+    | { readonly cause: "shopping_webhook_url_changed"; readonly webhook_url: string | null }
+    | { readonly cause: "shopping_webhook_secret_rotated"; readonly key_id: string }
+  );

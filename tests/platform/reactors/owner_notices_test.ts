@@ -1,13 +1,15 @@
 /**
  * Business API 5.6: a changed API key, webhook secret or webhook address is recorded and e-mailed
  * to the account owner: one e-mail per change, never the key or the secret, none for a request
- * that changes nothing, and one however many times (or instances) the change is heard.
+ * that changes nothing, and one however many times (or instances) the change is heard; the
+ * shopping webhook's address and `shf_` secret (shopping 2.1, 4) likewise.
  */
 import assert from "node:assert/strict";
 import { mailMessageActor } from "../../../actors/platform/mail_message.ts";
 import { OwnerNotices } from "../../../src/platform/reactors/owner_notices.ts";
 import { egressPolicyOf } from "../../../src/outbound/egress.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { shoppingBusiness } from "../../routes/shopping/shopping_fixtures.ts";
 
 interface Mail {
   readonly id: string;
@@ -135,3 +137,36 @@ Deno.test("owner notices: in the sandbox the e-mail is kept, refused at the send
     ]);
     assert.match(mails[0]!.disposition.reason!, /^email refused: the sandbox reaches no real/);
   }, { name: "sandbox" }));
+
+Deno.test("owner notices: a new shopping webhook address and shf_ secret are each e-mailed to the owner once, without the secret", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const settings = "/business/shopping-fulfilment";
+    const put = (body: Record<string, unknown>) =>
+      t.call("PUT", settings, { key: b.api_key, body });
+    assert.equal((await put({ webhook_url: "https://shop.example.com/hook" })).status, 200);
+    // The same address again, and another setting alone, are no change of the address.
+    assert.equal((await put({ webhook_url: "https://shop.example.com/hook" })).status, 200);
+    assert.equal((await put({ ask_timeout_minutes: 7 })).status, 200);
+    const rotated = await t.call("POST", `${settings}/secret/rotate`, { key: b.api_key });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.equal((await put({ webhook_url: null })).status, 200);
+
+    const mails = await outbox(t, b.id);
+    assert.deepEqual(mails.map((m) => [m.cause, m.to, m.channel]), [
+      ["shopping_webhook_url_changed", b.owner.email, "email"],
+      ["shopping_webhook_secret_rotated", b.owner.email, "email"],
+      ["shopping_webhook_url_changed", b.owner.email, "email"],
+    ]);
+    const [hookMail, secretMail, clearedMail] = mails;
+    assert.match(hookMail!.subject, /shopping webhook address was changed/);
+    assert.ok(hookMail!.text.includes("https://shop.example.com/hook"));
+    assert.match(hookMail!.text, /integration API key/, "names who changed it");
+    assert.match(secretMail!.subject, /shopping webhook signing secret was changed/);
+    assert.match(secretMail!.text, /key id is shk_/);
+    assert.match(clearedMail!.text, /shopping webhook address was removed/);
+    const secret = rotated.body.data.webhook_secret as string;
+    assert.match(secret, /^shf_/);
+    const all = JSON.stringify(mails);
+    assert.ok(!all.includes(secret) && !all.includes(secret.slice(4)), "never the secret");
+  }));
