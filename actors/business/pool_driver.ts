@@ -13,7 +13,7 @@ import {
   unreachable,
 } from "../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../src/domain/secrets.ts";
-import type { KeyRecord } from "../../src/domain/credentials.ts";
+import { keyMention, type KeyRecord } from "../../src/domain/credentials.ts";
 import { type HoldingItem, QUEUED_START_OUTBOX } from "../../src/business/rules/driver_holding.ts";
 
 export interface PoolDriver {
@@ -184,6 +184,14 @@ export const poolDriverActor: ActorDefinition<
   },
   indexes: (s) => s === null ? [] : [{ index: "credential", key: s.token.hash }],
   project: (s) => s === null ? null : { ...s, token: undefined },
+  // The token's hash stays in the state (signing in checks it), off the log and the bus; events
+  // logged whole before still evolve the same.
+  logged: (e) =>
+    e.kind === "pool_driver_created"
+      ? { ...e, driver: { ...e.driver, token: keyMention(e.driver.token) } }
+      : e.kind === "token_rotated"
+      ? { ...e, token: keyMention(e.token) }
+      : e,
 };
 
 type D = Decision<PoolDriverState, PoolDriverEvent, PoolDriver>;

@@ -1,6 +1,7 @@
 /** A driver of a business, known by the hash of the bearer token the operator issued. */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../src/domain/secrets.ts";
+import { keyMention } from "../../src/domain/credentials.ts";
 import type { KeyRecord } from "./business/mod.ts";
 
 export interface Driver {
@@ -59,4 +60,10 @@ export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEven
   },
   indexes: (s) => s === null ? [] : [{ index: "credential", key: s.token.hash }],
   project: (s) => s === null ? null : { ...s, token: undefined },
+  // The token's hash stays in the state (signing in checks it), off the log and the bus; events
+  // logged whole before still evolve the same.
+  logged: (e) =>
+    e.kind === "driver_created"
+      ? { ...e, driver: { ...e.driver, token: keyMention(e.driver.token) } }
+      : { ...e, token: keyMention(e.token) },
 };

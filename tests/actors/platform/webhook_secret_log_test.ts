@@ -14,7 +14,11 @@ import {
   type CourierClientEvent,
   type CourierClientState,
 } from "../../../actors/courier/courier_client.ts";
+import { driverActor } from "../../../actors/platform/driver.ts";
+import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { subjectPattern } from "../../../src/bus/bus.ts";
+import { hashSecret } from "../../../src/domain/secrets.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import { clientKey, newClient, newCourier } from "../../helpers/courier.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 
@@ -230,3 +234,59 @@ Deno.test("business and client actors: events stored with the sealed secret by e
   assert.deepEqual(after?.webhook, { url: client.url, secret, previous: null });
   assert.ok(!JSON.stringify(courierClientActor.logged!(set)).includes(sealed.data));
 });
+
+Deno.test("driver and pool driver actors: the events logged, published and projected carry no token hash", () =>
+  withTestEnv(async (t) => {
+    const published: string[] = [];
+    const subscriptions = [driverActor.type, poolDriverActor.type].map((type) =>
+      t.env.bus.subscribe(subjectPattern(t.env.runtime.busPrefix, "*", type), (m) => {
+        published.push(JSON.stringify(m.payload));
+      })
+    );
+    try {
+      const b = await t.createBusiness();
+      const run = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+        operator: true,
+        body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 1 },
+      });
+      assert.equal(run.status, 201, JSON.stringify(run.body));
+      const runToken = await t.call(
+        "POST",
+        `/operator/businesses/${b.id}/drivers/${run.body.data.id}/token`,
+        { operator: true },
+      );
+      assert.equal(runToken.status, 201, JSON.stringify(runToken.body));
+      const pool = await createPoolDriver(t);
+      const poolToken = await t.call("POST", `/operator/drivers/${pool.id}/token`, {
+        operator: true,
+      });
+      assert.equal(poolToken.status, 201, JSON.stringify(poolToken.body));
+      await t.env.bus.flush();
+      await t.settle();
+
+      const tokens = [run.body.data.token, runToken.body.data.token, pool.token];
+      const hashes = await Promise.all([...tokens, poolToken.body.data.token].map(hashSecret));
+      const logged: string[] = [];
+      for await (const e of t.env.runtime.events(driverActor, run.body.data.id)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      for await (const e of t.env.runtime.events(poolDriverActor, pool.id)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      const rows = await t.env.db.selectFrom("snapshots").select("data")
+        .where("type", "in", [driverActor.type, poolDriverActor.type]).execute();
+      const projected = rows.map((r) => JSON.stringify(r.data));
+      for (const kind of ["driver_created", "pool_driver_created", "token_rotated"]) {
+        for (const where of [logged, published]) {
+          assert.ok(where.some((text) => text.includes(`"kind":"${kind}"`)), kind);
+        }
+      }
+      for (const text of [...logged, ...published, ...projected]) {
+        for (const h of hashes) assert.ok(!text.includes(h), text);
+      }
+      // The token's hint still tells tokens apart.
+      assert.ok(logged.some((text) => text.includes(tokens[1]!.slice(-4))));
+    } finally {
+      for (const s of subscriptions) s.unsubscribe();
+    }
+  }));
