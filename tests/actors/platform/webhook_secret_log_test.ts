@@ -1,7 +1,8 @@
 /**
  * Webhook secrets, even sealed, stay in the business's and the client's state: the events logged,
  * put on the bus and kept in Postgres name the key id only, while events logged with the sealed
- * secret by earlier versions still evolve to the same state.
+ * secret by earlier versions still evolve to the same state. Password, key and driver token
+ * hashes likewise stay in the state: the events name a key by its hint, a person by id.
  */
 import assert from "node:assert/strict";
 import {
