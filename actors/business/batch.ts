@@ -70,6 +70,11 @@ export interface BatchDraft {
   readonly stops: readonly BatchStop[];
   /** What the sweep books the stops with; absent on batches stored before (never swept). */
   readonly finish?: BatchFinish;
+  /**
+   * The id of the record of each stop's price as the batch answered it (batch_prices.ts), which
+   * its stops are booked and billed at; absent on batches stored before: priced at booking.
+   */
+  readonly prices?: string;
 }
 
 export interface Batch extends BatchDraft {

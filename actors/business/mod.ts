@@ -1,6 +1,7 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import { batchActor } from "./batch.ts";
+import { batchPricesActor } from "./batch_prices.ts";
 import { addressBookActor } from "./address_book.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
 import { checkoutActor } from "./checkout.ts";
@@ -23,6 +24,7 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   tripActor,
   subscriptionActor,
   batchActor,
+  batchPricesActor,
   tripSequenceActor,
   tripChatActor,
   storefrontChannelActor,

@@ -8,6 +8,7 @@ import { FEATURES } from "../../src/features.ts";
 import type { CommandOf, ReplyOf } from "../../src/runtime/actor.ts";
 import { addressBookActor } from "../../actors/business/address_book.ts";
 import { batchActor } from "../../actors/business/batch.ts";
+import { batchPricesActor } from "../../actors/business/batch_prices.ts";
 import { businessCatalogueActor } from "../../actors/business/catalogue.ts";
 import { checkoutActor } from "../../actors/business/checkout.ts";
 import { packingSlipSettingsActor } from "../../actors/business/packing_slip_settings.ts";
@@ -78,6 +79,7 @@ type AllSafe<D extends readonly unknown[]> = {
 const ACTORS = [
   addressBookActor,
   batchActor,
+  batchPricesActor,
   businessCatalogueActor,
   checkoutActor,
   packingSlipSettingsActor,

@@ -3,7 +3,8 @@
  * largest stop, each stop priced on its own size, the driving order), claims its reference, holds
  * its total in the wallet (refused: the claim is released, nothing is created or charged), then
  * books each stop as a trip through the single booking's flow under a key derived from the batch
- * and the stop, each paid from the hold; what is left of it is then released. A crash between two
+ * and the stop, each billed the price the batch answered (kept before the claim, apart from it:
+ * batch_prices.ts) and paid from the hold; what is left of it is then released. A crash between two
  * stops leaves the claim and the hold: the retry replays the stops booked and books the rest; each
  * trip claimed and not completed is completed by the booking's own sweep; a claim not booked in
  * time is completed by the batch's sweep (batch_sweep.ts) with the same steps; the hold's timer
@@ -44,6 +45,7 @@ import {
   type TestFlags,
 } from "./book.ts";
 import { catalogueOf } from "./fares.ts";
+import { billedStop, keepPrices, keptPrices, newPricesId } from "./batch_prices.ts";
 import { type CompleteDeps, creditLimitMinor } from "./complete_booking.ts";
 
 export interface BatchStopInput {
@@ -157,6 +159,8 @@ function draftOf(
       cargo_capacity_class: r.cargo_capacity_class ?? null,
       by: input.by,
     },
+    // spec: business 4.2: the stops are booked at these prices (batch_prices.ts).
+    prices: newPricesId(id),
   };
 }
 
@@ -298,6 +302,8 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
     for (const s of draft.stops) await refuseTestTraffic(deps, business, stopRequest(r, s, draft));
   }
   await checkFunds(deps, account, planned.plan);
+  // Kept before the claim that names them, so no claim's stop is ever priced again.
+  await keepPrices(deps, business, draft.prices!, planned.plan);
   return draft;
 }
 
@@ -348,12 +354,15 @@ export async function bookStops(
   batch: Batch,
   o: { readonly cargo: PlanCargo; readonly fingerprint: string; readonly by: string },
 ): Promise<Trip[]> {
+  const prices = await keptPrices(deps, business, batch);
   return await Promise.all(batch.stops.map(async (s) => {
     const booked = await bookTrip(deps, business, {
       request: stopRequest(o.cargo, s, batch),
       body: { batch: batch.id, fingerprint: o.fingerprint, stop: s.index },
       idempotencyKey: stopKey(batch.id, s.index),
       by: o.by,
+      // spec: business 4.2: billed the price the batch answered, whatever the catalogue says now.
+      ...(prices === null ? {} : { kept: billedStop(prices, s, batch) }),
     });
     return booked.trip;
   }));

@@ -28,8 +28,13 @@ import {
   testMarked,
 } from "../rules/booking.ts";
 import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
-import { priceTrip, type TripPrice } from "../rules/fare.ts";
-import { type GoodsLine, unknownDeclared, vehicleFields } from "../rules/vehicle.ts";
+import { type Fare, priceTrip, type TripPrice } from "../rules/fare.ts";
+import {
+  type GoodsLine,
+  unknownDeclared,
+  type VehicleFields,
+  vehicleFields,
+} from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
 import { locatePlaces } from "./geocode.ts";
 import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
@@ -116,6 +121,21 @@ export interface BookingInput {
     readonly stops: readonly Place[];
     readonly dest: Place;
   };
+  /**
+   * spec: business 2.3, 4.2: a batch's stop, booked and billed at the price its batch answered
+   * (batch_prices.ts), not priced again.
+   */
+  readonly kept?: Billed;
+}
+
+/** What a trip is carried in and billed (spec: business 2.2 vehicle fields, billing_amount). */
+export interface Billed {
+  readonly vehicle: VehicleFields;
+  readonly fare: Pick<Fare, "amount_minor" | "currency" | "lines" | "distance_m">;
+}
+
+function billedOf(p: TripPrice): Billed {
+  return { vehicle: vehicleFields(p.resolution), fare: p.fare };
 }
 
 export interface Booked {
@@ -201,12 +221,12 @@ function draftOf(
   o: {
     business: string;
     reference: string;
-    price: TripPrice;
+    price: Billed;
     scheduledAt: number | null;
     test: boolean;
   },
 ): TripDraft {
-  const { fare, resolution } = o.price;
+  const { fare, vehicle } = o.price;
   const cod = r.cod_amount === undefined ? null : toMinor(r.cod_amount, fare.currency);
   if (cod && !cod.ok) {
     throw new Refused(invalidFields([{ path: "cod_amount", message: cod.message }]));
@@ -234,7 +254,7 @@ function draftOf(
     expense_code: r.expense_code ?? null,
     shop_deliver: r.shop_deliver ?? false,
     parcel_weight_kg: r.parcel_weight_kg ?? null,
-    vehicle: vehicleFields(resolution),
+    vehicle,
     billing_amount_minor: fare.amount_minor,
     billing_currency: fare.currency,
     fare_lines: fare.lines,
@@ -268,7 +288,7 @@ export async function located(
  * When the booking is dispatched (null: now), or the request refused naming each field the
  * clock or the catalogue finds wrong, together (spec: business 2.1, 3.1, 7: a past scheduled_at,
  * a parcel_size or vehicle_type_id the catalogue lacks). A checkout's goods were checked when
- * it was opened.
+ * it was opened, a batch stop's when its batch was planned.
  */
 async function scheduleOrRefuse(
   deps: Pick<Deps, "runtime" | "clock">,
@@ -277,7 +297,7 @@ async function scheduleOrRefuse(
   const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
   const problems = [
     ...(schedule.ok ? [] : [{ path: "scheduled_at", message: schedule.message }]),
-    ...(input.held ? [] : unknownDeclared(await catalogueOf(deps), input.request)),
+    ...(input.held || input.kept ? [] : unknownDeclared(await catalogueOf(deps), input.request)),
   ];
   if (problems.length > 0) throw new Refused(invalidFields(problems));
   return schedule.ok ? schedule.at : null;
@@ -348,7 +368,7 @@ export async function bookTrip(
   const r = held
     ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }
     : await located(deps, business, input.request);
-  const price = held ? held.price : await priced(deps, account, r);
+  const price = input.kept ?? billedOf(held ? held.price : await priced(deps, account, r));
   const draft = draftOf(r, { business, reference, price, scheduledAt: schedule, test: !live });
   const key_kind = key?.kind ?? "none";
   const gate = input.gate;

@@ -52,6 +52,31 @@ export async function quiet(t: TestEnv) {
   }
 }
 
+/** Picks the claim of the trip of the batch's stop at `position` in the driving order. */
+export function stopClaim(position: number) {
+  return (type: string, command: unknown) => {
+    const c = command as { kind?: string; claim?: { draft?: { batch?: { position?: number } } } };
+    return type === "business_trip" && c.kind === "claim" &&
+      c.claim?.draft?.batch?.position === position;
+  };
+}
+
+/** The operator raises every Gaborone base fare by `amount` (spec: CONTRACT catalogue). */
+export async function raiseGaboroneFares(t: TestEnv, amount: number) {
+  const now = await t.call("GET", "/operator/business-catalogue", { operator: true });
+  const zones = now.body.data.zones.map((z: { id: string; rates: { base_fare: string }[] }) =>
+    z.id !== "gaborone" ? z : {
+      ...z,
+      rates: z.rates.map((r) => ({ ...r, base_fare: (Number(r.base_fare) + amount).toFixed(2) })),
+    }
+  );
+  const put = await t.call("PUT", "/operator/business-catalogue", {
+    operator: true,
+    body: { ...now.body.data, zones },
+  });
+  if (put.status !== 200) throw new Error(`catalogue: ${put.status} ${JSON.stringify(put.body)}`);
+}
+
 /** Books the batch `raw` for the business through `runtime` (a faulty one, to cut it short). */
 export function bookBatchThrough(
   t: TestEnv,

@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
-import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { commandKind, failAsks, flakyRuntime } from "../../helpers/faults.ts";
+import { until } from "../../helpers/receiver.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
-import { bookBatchThrough, LINE, postBatch } from "./batch_fixtures.ts";
+import {
+  bookBatchThrough,
+  LINE,
+  postBatch,
+  raiseGaboroneFares,
+  stopClaim,
+} from "./batch_fixtures.ts";
 
 Deno.test("batches retry: a crash between two stops' trips leaves a claim the retry completes, each stop booked and charged once", () =>
   withTestEnv(async (t) => {
@@ -89,4 +97,38 @@ Deno.test("batches retry: a body reference wins over the Idempotency-Key, and ne
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body.data.id, byRef.body.data.id);
     assert.equal(await debitsOf(t, b.id), 2 * LINE.length);
+  }));
+
+Deno.test("batches retry: a stop booked after the catalogue's fares rose is billed the price its batch answered, so the batch is charged its listed total", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const raw = { segment: "parcel", stops: LINE, external_reference: "EOD-PRICED" };
+    // The process dies before the second stop of the driving order is claimed.
+    const healed = failAsks(t.env.runtime, stopClaim(2));
+    const cut = await postBatch(t, b.api_key, raw);
+    assert.equal(cut.status, 500, JSON.stringify(cut.body));
+    healed();
+    await until(t, async () => await debitsOf(t, b.id) === 2, "the other stops booked");
+    // The operator raises the fares before the retry books the stop left.
+    await raiseGaboroneFares(t, 100);
+    const retry = await postBatch(t, b.api_key, raw);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.status, "booked");
+    for (const s of retry.body.data.stops) {
+      const trip = await t.call("GET", `/business/trips/${s.trip_id}`, { key: b.api_key });
+      assert.equal(trip.status, 200, JSON.stringify(trip.body));
+      assert.equal(trip.body.data.billing_amount, s.billing_amount, `stop ${s.position}`);
+      // Its receipt's fare lines are the batch's, adding up to what it was billed.
+      const kept = await t.env.runtime.read(tripActor, b.id, s.trip_reference, { kind: "get" });
+      assert.ok(kept.ok && kept.reply.phase === "booked");
+      const lines = kept.reply.trip.fare_lines.map((l) => l.amount_minor);
+      assert.equal(lines.reduce((a, x) => a + x, 0), kept.reply.trip.billing_amount_minor);
+      assert.equal(kept.reply.trip.billing_amount_minor, Math.round(s.billing_amount * 100));
+    }
+    assert.equal(await debitsOf(t, b.id), LINE.length);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
+    // A batch booked now is priced on the new fares (the old price was its batch's alone).
+    const later = await postBatch(t, b.api_key, { ...raw, external_reference: "EOD-LATER" });
+    assert.equal(later.status, 201, JSON.stringify(later.body));
+    assert.ok(later.body.data.billing_amount > retry.body.data.billing_amount);
   }));

@@ -5,22 +5,13 @@ import { failAsks, holdAsk } from "../../helpers/faults.ts";
 import { until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
-import { LINE, postBatch, quiet } from "./batch_fixtures.ts";
+import { LINE, postBatch, quiet, raiseGaboroneFares, stopClaim } from "./batch_fixtures.ts";
 
 /** The wallet's holds now (none: an empty object). */
 async function holdsOf(t: TestEnv, business: string) {
   const w = await t.env.runtime.read(walletActor, business, business, { kind: "get" });
   assert.ok(w.ok);
   return w.reply.state.holds ?? {};
-}
-
-/** Picks the claim of the trip of the batch's stop at `position` in the driving order. */
-function stopClaim(position: number) {
-  return (type: string, command: unknown) => {
-    const c = command as { kind?: string; claim?: { draft?: { batch?: { position?: number } } } };
-    return type === "business_trip" && c.kind === "claim" &&
-      c.claim?.draft?.batch?.position === position;
-  };
 }
 
 /** Past the sweep's bound: the batch's timer fires and its sweep runs. */
@@ -131,4 +122,29 @@ Deno.test("batches sweep: a batch cut before its hold, whose money is gone by th
     const again = await postBatch(t, b.api_key, { ...raw, stops: LINE.slice(1) });
     assert.equal(again.status, 422, JSON.stringify(again.body));
     assert.equal(again.body.code, "insufficient_balance");
+  }));
+
+Deno.test("batches sweep: a batch cut between two stops and swept after the catalogue's fares rose bills every stop the price its batch answered", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    // The process dies before the second stop of the driving order is claimed.
+    const healed = failAsks(t.env.runtime, stopClaim(2));
+    const cut = await postBatch(t, b.api_key, { segment: "parcel", stops: LINE });
+    assert.equal(cut.status, 500, JSON.stringify(cut.body));
+    healed();
+    await until(t, async () => await debitsOf(t, b.id) === 2, "the other stops booked");
+    await quiet(t);
+    // The operator raises the fares before the sweep books the stop left.
+    await raiseGaboroneFares(t, 100);
+    await pastTheBound(t);
+    const batch = await onlyBatch(t, b.api_key);
+    assert.equal(batch.status, "booked");
+    for (const s of batch.stops) {
+      const trip = await t.call("GET", `/business/trips/${s.trip_id}`, { key: b.api_key });
+      assert.equal(trip.status, 200, JSON.stringify(trip.body));
+      assert.equal(trip.body.data.billing_amount, s.billing_amount, `stop ${s.position}`);
+    }
+    assert.equal(await debitsOf(t, b.id), LINE.length);
+    assert.deepEqual(await holdsOf(t, b.id), {});
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - batch.billing_amount));
   }));

@@ -198,3 +198,36 @@ Deno.test("batches: live refuses test, dry_run and X-Service-Test with 422 test_
     assert.equal(r.body.data.stop_count, 3);
   }, { name: "sandbox" });
 });
+
+Deno.test("batches: 50 stops with every text at its longest still book, each stop billed what the batch lists, from one record of the stops' prices", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "20000.00");
+    // spec: business 2.3, 8: up to 50 stops; each text at the schema's longest.
+    const stops = Array.from({ length: 50 }, (_, i) => ({
+      ...stop(`${i}`.padEnd(200, "n"), i % 2 === 0 ? "l" : "s", 0.1 * (i % 10), 0.1 * (i / 10)),
+      recipient_phone: `+267${i}`.padEnd(40, "7"),
+      pickup_address: `Main Mall ${i}`.padEnd(300, "p"),
+      dest_address: `House ${i}`.padEnd(300, "d"),
+    }));
+    const asked = new Map<string, number>();
+    const ask = t.env.runtime.ask.bind(t.env.runtime);
+    t.env.runtime.ask = ((...args: Parameters<typeof ask>) => {
+      asked.set(args[0].type, (asked.get(args[0].type) ?? 0) + 1);
+      return ask(...args);
+    }) as typeof ask;
+    const r = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops,
+      external_reference: "E".repeat(80),
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 500));
+    assert.equal(r.body.data.stop_count, 50);
+    // The stops' prices are one record, written once for the whole batch (not one per stop).
+    assert.equal(asked.get("business_batch_prices"), 1);
+    for (const s of r.body.data.stops.slice(0, 3)) {
+      const trip = await t.call("GET", `/business/trips/${s.trip_id}`, { key: b.api_key });
+      assert.equal(trip.body.data.billing_amount, s.billing_amount);
+    }
+    const paid = Math.round((20000 - r.body.data.billing_amount) * 100) / 100;
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(paid));
+  }));
