@@ -208,3 +208,26 @@ Deno.test("runs transfer claim: a deliver stop meeting the runs that may have th
     assert.equal(planned.status, 409, JSON.stringify(planned.body));
     assert.match(planned.body.message, new RegExp(trunk));
   }));
+
+Deno.test("runs transfer claim: a transfer refused by its target whose claim cannot be read back now is answered 503, never as given back; its retry gives the claim back", () =>
+  withTestEnv(async (t) => {
+    const { courier, trunk, waybill } = await trunkWith(t, false);
+    const small = await newRun(t, courier, { capacity: { kg: 1, m3: 1, pieces: 10 } });
+    // The claim's reads once the target refused (the claim had passed to it: planning.ts).
+    let refused = false;
+    const claimReads = (type: string, command: unknown) => {
+      const kind = (command as { kind: string }).kind;
+      if (type === "network_run" && kind === "transfer_in") refused = true;
+      return refused && type === shipmentRunsActor.type && kind === "get";
+    };
+    await whileFlaky(t.env, { fails: claimReads, times: 100, refuse: true }, async () => {
+      const busy = await transferOn(t, courier, trunk, small, waybill);
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      assert.equal(busy.body.code, "actor_busy");
+    });
+    // spec: courier 3.4: the retry finds the target refusing again and gives the claim back.
+    const full = await transferOn(t, courier, trunk, small, waybill);
+    assert.equal(full.status, 422, JSON.stringify(full.body));
+    assert.equal(full.body.code, "capacity_exceeded");
+    assert.equal(await claimOf(t, courier, waybill), trunk);
+  }));

@@ -157,13 +157,18 @@ export async function claimBack(
   tenant: string,
   at: { from: string; to: string; waybill: string },
 ): Promise<void> {
-  const r = await runtime.read(shipmentRunsActor, tenant, at.waybill, { kind: "get" });
-  const held = r.ok ? r.reply.planned_on ?? null : null;
+  // A refused read (a full mailbox, a store failure) is thrown (503), never taken for "nothing
+  // to give back": the claim would stay with a run that has not the shipment (courier 3.4).
+  const read = { kind: "get" } as const;
+  const r = foundOrNull(await runtime.read(shipmentRunsActor, tenant, at.waybill, read));
+  const held = r?.planned_on ?? null;
   if (held?.run_id !== at.to) return;
-  const to = await runtime.read(networkRunActor, tenant, at.to, { kind: "get" });
-  if (to.ok && holdsOpen(asRun(to.reply), at.waybill)) return;
+  const to = foundOrNull(await runtime.read(networkRunActor, tenant, at.to, read));
+  if (to !== null && holdsOpen(asRun(to), at.waybill)) return;
   const command = { kind: "plan", run_id: at.from, replacing: held.claim } as const;
-  await runtime.ask(shipmentRunsActor, tenant, at.waybill, command);
+  const back = await runtime.ask(shipmentRunsActor, tenant, at.waybill, command);
+  // Another run took the claim over meanwhile: it is that run's now.
+  if (!back.ok && back.code !== "planned_on_another_run") throw new Refused(back);
 }
 
 /**
