@@ -11,6 +11,7 @@ import { chargesDueAgain, confirmCharges } from "./charges.ts";
 import { check } from "./check.ts";
 import { startLifecycle } from "./lifecycle.ts";
 import { restated } from "./load.ts";
+import { withdrawPresentation } from "./presentation.ts";
 import { record } from "./record.ts";
 import { reserveRunStep } from "./run_steps.ts";
 import { refuseScans } from "./scan_gates.ts";
@@ -36,6 +37,9 @@ export function decide(
     case "record":
       if (state === null) return reject("not_found", "shipment not found");
       return record(state, command, ctx.now);
+    case "withdraw_presentation":
+      if (state === null) return reject("not_found", "shipment not found");
+      return withdrawPresentation(state, command, ctx.now);
     case "reserve_run_step":
       if (state === null) return reject("not_found", "shipment not found");
       return reserveRunStep(state, command.step);

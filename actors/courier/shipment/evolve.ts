@@ -5,7 +5,7 @@
 import { unreachable } from "../../../src/runtime/actor.ts";
 import { withDue, withoutConfirmed } from "../../../src/courier/rules/charges_due.ts";
 import { chargesDueOf } from "./charges.ts";
-import { TRAIL_MAX } from "./record.ts";
+import { TRAIL_MAX } from "./lifecycle.ts";
 import type { ShipmentEvent, ShipmentState } from "./types.ts";
 
 export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentState {
@@ -15,6 +15,14 @@ export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentStat
     case "scanned":
       if (state === null) throw new Error("shipment: scanned before booked");
       if ("lifecycle" in event) return { ...state, ...event.lifecycle };
+      return {
+        ...state,
+        ...event.changed,
+        trail: [...state.trail, event.entry].slice(-TRAIL_MAX),
+        trail_total: state.trail_total + 1,
+      };
+    case "presentation_withdrawn":
+      if (state === null) throw new Error("shipment: presentation_withdrawn before booked");
       return {
         ...state,
         ...event.changed,

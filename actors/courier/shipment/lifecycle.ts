@@ -22,6 +22,9 @@ import type {
   ShipmentEvent,
 } from "./types.ts";
 
+/** Trail lines kept in state; `trail_total` counts all (the event log keeps every one). */
+export const TRAIL_MAX = 200;
+
 /** The terms deadlines need, from the frozen service terms (courier 2.8). */
 export function termsOf(s: ShipmentBooking): LifecycleTerms {
   return s.service_terms as unknown as LifecycleTerms;
@@ -112,6 +115,8 @@ export function lifecycleOf(s: Shipment): Lifecycle {
     next_due_at: s.next_due_at,
     next_owner: s.next_owner,
     first_due_at: s.first_due_at,
+    // Absent on a shipment never presented at a run's border stop (and on those stored before).
+    ...(s.presentation === undefined ? {} : { presentation: s.presentation }),
   };
 }
 

@@ -16,8 +16,8 @@ import type { ShipmentCommand, ShipmentEvent, ShipmentReply, ShipmentState } fro
 import { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export * from "./types.ts";
-export { startLifecycle, termsOf } from "./lifecycle.ts";
-export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
+export { startLifecycle, termsOf, TRAIL_MAX } from "./lifecycle.ts";
+export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX } from "./record.ts";
 export { loggedEvent, shipmentSearchView } from "./views.ts";
 export { CLOSED_ON_RUNS_OUTBOX, type ClosedOnRuns } from "./run_steps.ts";
 

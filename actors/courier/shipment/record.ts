@@ -25,7 +25,9 @@ import {
   obligations,
   placesOf,
   termsOf,
+  TRAIL_MAX,
 } from "./lifecycle.ts";
+import { presentedAfter } from "./presentation.ts";
 import { stepsMet } from "./run_steps.ts";
 import { scanGate } from "./scan_gates.ts";
 import { timersFor } from "./timers.ts";
@@ -34,11 +36,11 @@ import type {
   Decided,
   Lifecycle,
   PieceCustody,
+  ScanEntry,
   ScanInput,
   Shipment,
   ShipmentCommand,
   ShipmentEvent,
-  TrailEntry,
 } from "./types.ts";
 
 /** Scans that move a parcel on to its recipient: none while customs holds it. */
@@ -73,8 +75,6 @@ function hasCrossing(state: Shipment): boolean {
     state.milestones.some((m) => m.name === "customs_clearance" || m.name === "customs_documents");
 }
 
-/** Trail lines kept in state; `trail_total` counts all (the event log keeps every one). */
-export const TRAIL_MAX = 200;
 /** Scan texts (notes, reasons, holders, facility ids) are short. */
 export const SCAN_TEXT_CHARS_MAX = 500;
 
@@ -114,7 +114,8 @@ export function record(
     voiding: command.voiding,
   });
   if (!Array.isArray(met)) return met as Rejection;
-  const lifecycle = lifecycleAfter(state, scan, step, entry, now);
+  const after = lifecycleAfter(state, scan, step, entry, now);
+  const lifecycle = presentedAfter(state, command, after, now);
   const scanned = scanEvents(state, entry, lifecycle, now);
   const { due } = scanned;
   const events = [...scanned.events, ...met];
@@ -129,7 +130,7 @@ function admit(
   state: Shipment,
   scan: ScanInput,
   now: number,
-): Rejection | { readonly ok: true; readonly step: Step; readonly entry: TrailEntry } {
+): Rejection | { readonly ok: true; readonly step: Step; readonly entry: ScanEntry } {
   const step = STEPS[scan.event];
   if (!step) return reject("invalid_scan", `unknown scan event: ${scan.event}`);
   if (FINAL_HEADLINES.has(state.status)) {
@@ -159,7 +160,7 @@ function admit(
       }`,
     );
   }
-  const entry: TrailEntry = {
+  const entry: ScanEntry = {
     at: now,
     event: scan.event,
     facility_id: clipText(scan.facility_id),
@@ -210,7 +211,7 @@ function closes(step: Step): boolean {
 }
 
 /** Whether the scan touches the piece (no pieces named: every piece). */
-function touches(entry: TrailEntry, id: string): boolean {
+function touches(entry: ScanEntry, id: string): boolean {
   return entry.pieces === null || entry.pieces.includes(id);
 }
 
@@ -219,7 +220,7 @@ function lifecycleAfter(
   state: Shipment,
   scan: ScanInput,
   step: Step,
-  entry: TrailEntry,
+  entry: ScanEntry,
   now: number,
 ): Lifecycle {
   const custody = step.physical ? custodyAfter(state.pieces, entry, now) : state.pieces;
@@ -268,7 +269,7 @@ function lifecycleAfter(
 function milestonesAfter(
   state: Shipment,
   step: Step,
-  entry: TrailEntry,
+  entry: ScanEntry,
   now: number,
 ): readonly OpenMilestone[] {
   const terms = termsOf(state);
@@ -305,7 +306,7 @@ function milestonesAfter(
  */
 function custodyAfter(
   pieces: readonly PieceCustody[],
-  entry: TrailEntry,
+  entry: ScanEntry,
   now: number,
 ): readonly PieceCustody[] {
   return pieces.map((p) =>
@@ -323,7 +324,7 @@ function custodyAfter(
 /** The scan and what it calls for: a later charge, a stage, a moved estimate, alerts. */
 function scanEvents(
   state: Shipment,
-  entry: TrailEntry,
+  entry: ScanEntry,
   lifecycle: Lifecycle,
   now: number,
 ): { events: ShipmentEvent[]; due: ChargeDue | null } {
@@ -363,7 +364,7 @@ function scanEvents(
 /** Alerts a scan raises (courier 2.9): pieces newly separated; papers newly asked for. */
 function scanAlerts(
   state: Shipment,
-  entry: TrailEntry,
+  entry: ScanEntry,
   lifecycle: Lifecycle,
   now: number,
 ): ShipmentEvent[] {

@@ -10,6 +10,7 @@ import type {
   OpenMilestone,
   Owner,
   ScanEvent,
+  TrailEvent,
 } from "../../../src/courier/rules/lifecycle.ts";
 import type { DueCharge } from "../../../src/courier/rules/charges_due.ts";
 import type { PriceLine } from "../../../src/courier/rules/pricing.ts";
@@ -97,7 +98,7 @@ export interface PieceCustody {
 /** One line of the full trail: every scan, custody move and status change. */
 export interface TrailEntry {
   readonly at: number;
-  readonly event: ScanEvent;
+  readonly event: TrailEvent;
   readonly facility_id: string | null;
   readonly holder: string | null;
   readonly note: string | null;
@@ -106,11 +107,30 @@ export interface TrailEntry {
   readonly by: string;
 }
 
+/** A scan's trail line (record.ts). */
+export type ScanEntry = TrailEntry & { readonly event: ScanEvent };
+
 export interface LastScan {
   readonly event: ScanEvent;
   readonly at: number;
   readonly facility_id: string | null;
   readonly note: string | null;
+}
+
+/** A border stop's presentation of the shipment to customs (courier 3.4): its crossing, run, stop. */
+export interface Presentation {
+  readonly crossing_id: string;
+  readonly run_id: string;
+  readonly stop_id: string;
+}
+
+/**
+ * The presentation the shipment stands in, as recorded (`at`), and its headline before it: what
+ * a withdrawal of it gives back (presentation.ts).
+ */
+export interface PresentedAt extends Presentation {
+  readonly at: number;
+  readonly status_before: Headline;
 }
 
 /** Where the shipment stands after booking (courier 1.4, 3.2). */
@@ -144,6 +164,8 @@ export interface Lifecycle {
   readonly next_owner: Owner | null;
   /** The earliest deadline of any open milestone: overdue once it has passed. */
   readonly first_due_at: number | null;
+  /** The border stop's presentation last recorded; absent or null: none (or withdrawn). */
+  readonly presentation?: PresentedAt | null;
 }
 
 /**
@@ -206,7 +228,14 @@ export type ShipmentCommand =
     voiding?: readonly string[];
     /** An operations' scan: the token it reserved the shipment's crossings under. */
     customs_gate?: string;
+    /** presented_to_customs at a run's border stop: which one (a withdrawal names it). */
+    presentation?: Presentation;
   }
+  /**
+   * spec: courier 3.4: the border stop went on without the shipment before it was recorded: its
+   * presentation there is withdrawn from the crossing, and from the shipment (presentation.ts).
+   */
+  | { kind: "withdraw_presentation"; presentation: Presentation; by: string }
   /** A run's step is under way on the shipment (run_steps.ts); refused once it is closed. */
   | { kind: "reserve_run_step"; step: RunStep }
   /** A customs hold met these scans under way: they are refused (scan_gates.ts). */
@@ -239,6 +268,8 @@ export type ShipmentEvent =
   | { kind: "shipment_booked"; shipment: Shipment }
   /** A scan and what it changed (pure evolve: the values decided, not the rule). */
   | { kind: "scanned"; entry: TrailEntry; changed: LifecycleChanges }
+  /** A presentation withdrawn (presentation.ts): its trail line and what it changed. */
+  | { kind: "presentation_withdrawn"; entry: TrailEntry; changed: LifecycleChanges }
   /** A deadline passed or neared, or a silence ran long: what it changed. */
   | { kind: "checked"; at: number; changed: LifecycleChanges }
   /** Stored by earlier versions: the lifecycle after a scan or check, whole (still replayed). */

@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import type { Booked, RowFailed } from "../../../src/courier/flows/booking/mod.ts";
-import { SCAN_EVENTS } from "../../../src/courier/rules/lifecycle.ts";
+import { TRAIL_EVENTS } from "../../../src/courier/rules/lifecycle.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
 import { ApiError, asApiError, type FieldError } from "../../../src/http/errors.ts";
@@ -36,7 +36,7 @@ export const ClientShipmentDetailAnswer = ClientShipmentAnswer.extend({
   timeline: z.array(
     z.object({
       at: UtcInstant,
-      event: z.enum(["booked", ...SCAN_EVENTS]),
+      event: z.enum(["booked", ...TRAIL_EVENTS]),
       pieces: z.array(z.string()).openapi({ description: "The pieces the event moved" }),
       holder: z.string().nullable(),
       facility: z.string().nullable(),

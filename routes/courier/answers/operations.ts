@@ -14,6 +14,7 @@ import {
   MILESTONES,
   OWNER_ROLES,
   SCAN_EVENTS,
+  TRAIL_EVENTS,
 } from "../../../src/courier/rules/lifecycle.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
@@ -143,7 +144,7 @@ export const shipmentOperationsFields = {
   trail: z.array(
     z.object({
       at: UtcInstant,
-      event: z.enum(SCAN_EVENTS),
+      event: z.enum(TRAIL_EVENTS),
       facility_id: z.string().nullable(),
       holder: z.string().nullable(),
       note: z.string().nullable(),

@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
-import { HEADLINES, type Milestone, STEPS } from "../../../src/courier/rules/lifecycle.ts";
+import { HEADLINES, isPhysical, type Milestone } from "../../../src/courier/rules/lifecycle.ts";
 import { type AppEnv, publicBaseUrl } from "../../../src/http/context.ts";
 import { z } from "../../../src/http/route.ts";
 import { CalendarDay, orNull, UtcInstant } from "../../../src/http/schemas.ts";
@@ -86,7 +86,7 @@ function delayOf(s: Shipment, now: number): string | null {
  * shipments stored before read the same.
  */
 function lastVerified(s: Shipment): { at: number; place: string | null } | null {
-  const placed = s.trail.findLast((e) => STEPS[e.event].physical && e.facility_id !== null);
+  const placed = s.trail.findLast((e) => isPhysical(e.event) && e.facility_id !== null);
   if (placed) return { at: placed.at, place: placed.facility_id };
   return s.last_scan && { at: s.last_scan.at, place: null };
 }

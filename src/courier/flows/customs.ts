@@ -20,9 +20,15 @@ import {
   type MoveInput,
   type Supply,
 } from "../../../actors/courier/customs_crossing/mod.ts";
-import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
+import {
+  type Presentation,
+  type ScanInput,
+  type Shipment,
+  shipmentActor,
+} from "../../../actors/courier/shipment/mod.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { askRecord } from "./run_steps.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
 
 export type { Crossing, CustomsMove, DocumentInput, MoveInput, Supply };
@@ -101,15 +107,60 @@ export async function openCrossing(
   requestId?: string,
 ): Promise<string> {
   const id = await presentedCrossing(runtime, tenant, input, requestId);
-  await recordOnce(runtime, tenant, input.waybill, presentationKey(id, input), {
+  await recordPresented(runtime, tenant, { id, input }, requestId);
+  await settledBeforePresentation(runtime, tenant, id, input, requestId);
+  return id;
+}
+
+/**
+ * Records `presented_to_customs` on the shipment once per key (presentationKey), naming the run's
+ * border stop it was presented at, which a withdrawal of it names (withdrawShipmentPresentation).
+ * A shipment closed meanwhile keeps its final state.
+ */
+async function recordPresented(
+  runtime: ActorRuntime,
+  tenant: string,
+  at: { id: string; input: OpenCrossingInput },
+  requestId: string | undefined,
+): Promise<void> {
+  const { id, input } = at;
+  const key = presentationKey(id, input);
+  const scan: ScanInput = {
     event: "presented_to_customs",
     facility_id: input.border_post,
     holder: input.holder ?? null,
     note: `presented to customs at ${input.border_post}: crossing ${id}`,
     by: input.by,
-  }, requestId);
-  await settledBeforePresentation(runtime, tenant, id, input, requestId);
-  return id;
+  };
+  const { run_id, stop_id } = input;
+  const presentation = run_id !== null && stop_id !== null
+    ? { presentation: { crossing_id: id, run_id, stop_id } }
+    : {};
+  const command = { kind: "record", scan, step: key, ...presentation } as const;
+  const options = { idempotencyKey: key, permanent: true, requestId };
+  const r = await askRecord(runtime, tenant, input.waybill, command, options);
+  if (!r.ok && r.code !== "shipment_closed") throw new Refused(r);
+}
+
+/**
+ * spec: courier 3.4, 3.2: a border stop's presentation the crossing withdrew (the shipment left
+ * the run before the stop was recorded) is withdrawn on the shipment too, once under its key: the
+ * customs_clearance it opened is taken back and the headline it set is the one before
+ * (actors/courier/shipment/presentation.ts); the trail keeps both. Sent again, it changes nothing.
+ */
+export async function withdrawShipmentPresentation(
+  runtime: ActorRuntime,
+  tenant: string,
+  at: Presentation & { readonly waybill: string; readonly by: string },
+  requestId?: string,
+): Promise<void> {
+  const { waybill, by, crossing_id, run_id, stop_id } = at;
+  const presentation = { crossing_id, run_id, stop_id };
+  const key = `${presentationKey(crossing_id, at)}:withdrawn`;
+  const command = { kind: "withdraw_presentation", presentation, by } as const;
+  const options = { idempotencyKey: key, permanent: true, requestId };
+  const r = await runtime.ask(shipmentActor, tenant, waybill, command, options);
+  if (!r.ok && r.code !== "not_found") throw new Refused(r);
 }
 
 /**

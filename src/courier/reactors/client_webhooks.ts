@@ -116,7 +116,7 @@ function stagesOf(change: ActorChange): ShipmentStage[] {
     const e = event as LoggedShipmentEvent;
     // Logs of earlier versions carry the booked shipment and a scan's lifecycle whole.
     if (e.kind === "shipment_booked") standing = "shipment" in e ? e.shipment : e;
-    else if (e.kind === "scanned" || e.kind === "checked") {
+    else if (e.kind === "scanned" || e.kind === "checked" || e.kind === "presentation_withdrawn") {
       standing = "lifecycle" in e ? e.lifecycle : e.changed;
     }
     const stage = stageOf(e, s, standing);

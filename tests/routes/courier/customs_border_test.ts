@@ -6,8 +6,12 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
-import { until } from "../../helpers/receiver.ts";
-import { recordCrossing, vehicleLeft } from "../../../src/courier/flows/customs.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+import {
+  recordCrossing,
+  vehicleLeft,
+  withdrawShipmentPresentation,
+} from "../../../src/courier/flows/customs.ts";
 import { asApiError } from "../../../src/http/errors.ts";
 import {
   alerts,
@@ -32,6 +36,7 @@ import {
 } from "./runs_fixtures.ts";
 import { border } from "../../../src/courier/flows/runs/mod.ts";
 import { shipmentIn } from "../../../src/courier/flows/shipments.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 
 Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
   withTestEnv(async (t) => {
@@ -210,9 +215,13 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
 /**
  * A run presents its border stop with two shipments; one is handed over to `other` (a second run
  * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
- * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival).
+ * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival);
+ * `otherWaits`: the second run has not departed (the shipment does not depart with it).
  */
-async function leftWhilePresented(t: TestEnv, o: { clearedBefore?: boolean } = {}) {
+async function leftWhilePresented(
+  t: TestEnv,
+  o: { clearedBefore?: boolean; otherWaits?: boolean } = {},
+) {
   const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
   const [leaving, staying] = waybills as [string, string];
   const checkpoint = await checkpointStop(t, courier, run);
@@ -220,7 +229,7 @@ async function leftWhilePresented(t: TestEnv, o: { clearedBefore?: boolean } = {
   await post(t, courier, `/business/network-runs/${run}/depart`, {});
   const other = await newRun(t, courier, { countries: ["BW", "ZA"], vehicle: "B 999 ZZZ" });
   const otherCheckpoint = await checkpointStop(t, courier, other);
-  await post(t, courier, `/business/network-runs/${other}/depart`, {});
+  if (!o.otherWaits) await post(t, courier, `/business/network-runs/${other}/depart`, {});
   const [booked] = await crossings(t, courier, leaving);
   if (o.clearedBefore) {
     await move(t, courier, booked!.id, { action: "clear", customs_reference: "PRE" });
@@ -234,7 +243,17 @@ async function leftWhilePresented(t: TestEnv, o: { clearedBefore?: boolean } = {
   const runtime = runtimeWithGap(t, "stop_border", handOver);
   const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
   const answer = await border({ ...t.env, runtime }, caller, run, checkpoint, {});
-  return { courier, leaving, booked: booked!, answer, other, otherCheckpoint };
+  return {
+    courier,
+    run,
+    checkpoint,
+    leaving,
+    staying,
+    booked: booked!,
+    answer,
+    other,
+    otherCheckpoint,
+  };
 }
 
 Deno.test("customs: a shipment that left the run while its border stop was presented is withdrawn there; the run carrying it now presents the same crossing", () =>
@@ -293,4 +312,65 @@ Deno.test("customs: a crossing cleared before arrival, presented again by the ru
     const s = await shipment(t, courier, leaving);
     assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
     assert.equal(s.status, "cleared");
+  }));
+
+Deno.test("customs: a presentation withdrawn from its crossing is withdrawn on the shipment: the customs_clearance it opened is taken back, the headline is the one before it, the trail keeps both; sent again, nothing more", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, checkpoint, leaving, staying, booked } = await leftWhilePresented(t, {
+      otherWaits: true,
+    });
+    const tenant = courier.business.id;
+    // spec: courier 3.2: customs_clearance opens when presented; this presentation did not
+    // happen, so it is not open (nor cleared), and the headline is the one it had before.
+    const s = await shipmentIn(t.env.runtime, tenant, leaving);
+    assert.deepEqual(s.milestones.filter((m) => m.name.startsWith("customs")), []);
+    assert.equal(s.status, "in_transit");
+    assert.notEqual(s.health, "waiting_customs");
+    const customsLines = s.trail.map((e) => e.event).filter((e) =>
+      e === "presented_to_customs" || e === "presentation_withdrawn"
+    );
+    assert.deepEqual(customsLines, ["presented_to_customs", "presentation_withdrawn"]);
+    // The shipment still on board stays presented.
+    const kept = await shipmentIn(t.env.runtime, tenant, staying);
+    assert.equal(kept.status, "customs_processing");
+    assert.ok(kept.milestones.some((m) => m.name === "customs_clearance"));
+    // Sent again (a retry of the request, or of the actor's command): nothing more.
+    const at = { waybill: leaving, crossing_id: booked.id, run_id: run, stop_id: checkpoint };
+    await withdrawShipmentPresentation(t.env.runtime, tenant, { ...at, by: "api_key" });
+    const again = await t.env.runtime.ask(shipmentActor, tenant, leaving, {
+      kind: "withdraw_presentation",
+      presentation: { crossing_id: booked.id, run_id: run, stop_id: checkpoint },
+      by: "api_key",
+    });
+    assert.ok(again.ok);
+    assert.equal((await shipmentIn(t.env.runtime, tenant, leaving)).trail_total, s.trail_total);
+    // spec: courier 2.9: no deadline of the clearance that did not happen runs on to alerts.
+    await advance(t, 10 * 24 * 3600);
+    await until(
+      t,
+      async () =>
+        (await alerts(t, courier, "customs_wait_exceeded")).some((a) => a.waybill === staying),
+      "the shipment still presented waits on customs past its wait",
+    );
+    const overdue = await alerts(t, courier, "milestone_overdue");
+    const customsOverdue = overdue.filter((a) => a.detail.milestone === "customs_clearance");
+    assert.deepEqual(customsOverdue.map((a) => a.waybill), [staying]);
+    const waits = await alerts(t, courier, "customs_wait_exceeded");
+    assert.ok(waits.every((a) => a.waybill === staying), JSON.stringify(waits));
+  }));
+
+Deno.test("customs: a shipment whose presentation was withdrawn reads as not with customs through the operations API; the run carrying it now presents it again", () =>
+  withTestEnv(async (t) => {
+    const { courier, leaving, other, otherCheckpoint } = await leftWhilePresented(t);
+    const s = await shipment(t, courier, leaving);
+    assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
+    assert.equal(s.status, "in_transit");
+    assert.equal(s.trail.at(-1)!.event, "presentation_withdrawn");
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    const again = await shipment(t, courier, leaving);
+    assert.equal(again.status, "customs_processing");
+    assert.deepEqual(
+      again.obligations.filter((o) => o.milestone.startsWith("customs")).map((o) => o.milestone),
+      ["customs_clearance"],
+    );
   }));

@@ -17,7 +17,7 @@ import {
 import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
-import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
+import { bookingCrossingIdOf, crossingIdOf, withdrawShipmentPresentation } from "../customs.ts";
 
 /**
  * Reserves the shipment's crossings for the run's step on it; answers the gate the run's step
@@ -77,7 +77,11 @@ export async function reserveHeld(
  * request presented at `stop` that left the run before the stop was recorded (the run refused it
  * `border_load_changed`) has that presentation withdrawn from the crossing it got at booking, so
  * the run carrying it now presents that crossing (actors/courier/customs_crossing/border.ts). One
- * the stop recorded (another request presented it with the shipment on board) stands.
+ * the stop recorded (another request presented it with the shipment on board) stands. Withdrawn
+ * from the crossing, it is withdrawn from the shipment next (courier 3.2: the customs_clearance it
+ * opened did not happen); a crossing that keeps it (something crossed there) keeps it on the
+ * shipment too. The crossing's withdrawal answers the same when sent again, so a try that stopped
+ * between the two completes the shipment's.
  */
 export async function withdrawPresented(
   deps: RunDeps,
@@ -97,7 +101,17 @@ export async function withdrawPresented(
       by: caller.by,
     } as const;
     const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, id, command);
-    if (!r.ok && r.code !== "not_found") throw new Refused(r);
+    if (!r.ok && r.code === "not_found") continue;
+    if (!r.ok) throw new Refused(r);
+    const { crossing } = r.reply;
+    if (crossing.run_id === run.id && crossing.stop_id === stop.id) continue;
+    await withdrawShipmentPresentation(deps.runtime, caller.tenant, {
+      waybill,
+      crossing_id: id,
+      run_id: run.id,
+      stop_id: stop.id,
+      by: caller.by,
+    }, deps.requestId);
   }
 }
 

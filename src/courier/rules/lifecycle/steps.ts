@@ -8,6 +8,7 @@ import {
   MILESTONES,
   type OpenMilestone,
   type ScanEvent,
+  type TrailEvent,
 } from "./vocabulary.ts";
 
 interface Step {
@@ -105,6 +106,11 @@ export const STEPS: Readonly<Record<ScanEvent, Step>> = {
   exception_cleared: { physical: false },
   lost_or_damaged: { headline: "lost_or_damaged", physical: false },
 };
+
+/** Whether a trail line is a physical scan; a status change (STATUS_CHANGES) is none. */
+export function isPhysical(event: TrailEvent): boolean {
+  return (STEPS as Partial<Record<TrailEvent, Step>>)[event]?.physical ?? false;
+}
 
 /** Headlines after which nothing is open any more. */
 export const FINAL_HEADLINES: ReadonlySet<Headline> = new Set([

@@ -118,3 +118,17 @@ export const SCAN_EVENTS = [
   "lost_or_damaged",
 ] as const;
 export type ScanEvent = typeof SCAN_EVENTS[number];
+
+/**
+ * Trail lines that are no scan: what the service recorded happening to the shipment (courier
+ * 3.2 trail: every scan, custody move and status change). Nobody scans them by hand.
+ */
+export const STATUS_CHANGES = [
+  // spec: courier 3.4: a border stop went on without the shipment it had presented to customs.
+  "presentation_withdrawn",
+] as const;
+export type StatusChange = typeof STATUS_CHANGES[number];
+
+/** What a trail line records: a scan or a status change. */
+export type TrailEvent = ScanEvent | StatusChange;
+export const TRAIL_EVENTS = [...SCAN_EVENTS, ...STATUS_CHANGES] as const;

@@ -1,0 +1,97 @@
+/**
+ * A run's border stop presents the shipment to customs (courier 3.2, 3.4), and a presentation the
+ * stop went on without is withdrawn. The shipment keeps the presentation it stands in (which
+ * crossing, run and stop, when, and its headline before), so a withdrawal takes back only what
+ * that presentation did and is still in force, once, whoever sends it again.
+ */
+import { accept } from "../../../src/runtime/actor.ts";
+import { FINAL_HEADLINES, healthOf } from "../../../src/courier/rules/lifecycle.ts";
+import { lifecycleChanges, lifecycleOf, obligations, TRAIL_MAX } from "./lifecycle.ts";
+import { timersFor } from "./timers.ts";
+import type {
+  Decided,
+  Lifecycle,
+  Presentation,
+  Shipment,
+  ShipmentCommand,
+  ShipmentEvent,
+  TrailEntry,
+} from "./types.ts";
+
+/**
+ * spec: courier 3.4: presented at a run's border stop, the shipment stands in that presentation
+ * (which a withdrawal takes back); presented otherwise (by hand), in none. `after`: the lifecycle
+ * after the scan.
+ */
+export function presentedAfter(
+  state: Shipment,
+  command: Extract<ShipmentCommand, { kind: "record" }>,
+  after: Lifecycle,
+  now: number,
+): Lifecycle {
+  if (command.scan.event !== "presented_to_customs") return after;
+  const p = command.presentation;
+  return { ...after, presentation: p ? { ...p, at: now, status_before: state.status } : null };
+}
+
+function samePresentation(a: Presentation, b: Presentation): boolean {
+  return a.crossing_id === b.crossing_id && a.run_id === b.run_id && a.stop_id === b.stop_id;
+}
+
+/**
+ * spec: courier 3.4, 3.2: the border stop went on without the shipment before it was recorded
+ * (it left that run), so its presentation there did not happen. The customs_clearance it opened
+ * is taken back (not closed as cleared: customs cleared nothing, and no deadline of it runs on
+ * to raise alerts), and a headline the presentation still sets (customs_processing) is the one
+ * before it. What came after it stands: a clearance, a hold, the departure of the run carrying it
+ * now. The trail keeps the presentation and adds its withdrawal. Only the presentation the
+ * shipment stands in: one replaced by a later presentation, or withdrawn already, changes nothing.
+ */
+export function withdrawPresentation(
+  state: Shipment,
+  c: Extract<ShipmentCommand, { kind: "withdraw_presentation" }>,
+  now: number,
+): Decided {
+  const p = state.presentation ?? null;
+  if (p === null || !samePresentation(p, c.presentation) || FINAL_HEADLINES.has(state.status)) {
+    return accept([], (next) => next!);
+  }
+  const milestones = state.milestones.filter((m) =>
+    !(m.name === "customs_clearance" && m.opened_at === p.at)
+  );
+  const status = state.status === "customs_processing" ? p.status_before : state.status;
+  const entry: TrailEntry = {
+    at: now,
+    event: "presentation_withdrawn",
+    facility_id: null,
+    holder: null,
+    note: `presentation to customs withdrawn: crossing ${p.crossing_id}, ` +
+      `stop ${p.stop_id} of run ${p.run_id}`,
+    reason: null,
+    pieces: null,
+    by: c.by,
+  };
+  const verdict = healthOf({ status, exception: state.exception, milestones }, now);
+  const lifecycle: Lifecycle = {
+    ...lifecycleOf(state),
+    status,
+    milestones,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    trail: [...state.trail, entry].slice(-TRAIL_MAX),
+    trail_total: state.trail_total + 1,
+    presentation: null,
+    ...obligations(milestones, status),
+  };
+  const changed = lifecycleChanges(lifecycleOf(state), lifecycle);
+  const events: ShipmentEvent[] = [{ kind: "presentation_withdrawn", entry, changed }];
+  if (status !== state.status) {
+    events.push({
+      kind: "stage_reached",
+      stage: status,
+      at: now,
+      occurrence: lifecycle.trail_total,
+    });
+  }
+  return accept(events, (next) => next!, timersFor({ ...state, ...lifecycle }, state));
+}
