@@ -3,7 +3,7 @@
  * stop, the vehicle gone on without it, the exit and the entry recorded (an entry while customs
  * holds the shipment is the vehicle going on without it).
  */
-import { accept, reject } from "../../../src/runtime/actor.ts";
+import { accept, type OutboxAdd, reject } from "../../../src/runtime/actor.ts";
 import { CUSTOMS_NAME_CHARS_MAX, text } from "./limits.ts";
 import type {
   Crossing,
@@ -148,4 +148,34 @@ export function withdrawPresentation(
     at: now,
     by: c.by,
   }], (next) => crossingOf(next!));
+}
+
+/**
+ * The outbox a crossing's withdrawn presentation tells the shipment through
+ * (src/courier/reactors/presentations_withdrawn.ts): the request that withdrew it tells it next,
+ * and a request that stopped in between is finished from this commit, which no retry of it could
+ * do (nothing it reads names the shipment that left).
+ */
+export const PRESENTATION_WITHDRAWN_OUTBOX = "courier_presentation_withdrawn";
+
+/** A presentation withdrawn from the crossing: the shipment's to withdraw too (courier 3.2). */
+export interface WithdrawnPresentation {
+  readonly waybill: string;
+  readonly crossing_id: string;
+  readonly run_id: string;
+  readonly stop_id: string;
+  readonly by: string;
+}
+
+/** spec: courier 3.4, 3.2: the commit withdrawing a presentation adds the shipment's item. */
+export function withdrawnOnShipment(event: CrossingEvent, next: CrossingState): OutboxAdd[] {
+  if (event.kind !== "presentation_withdrawn" || next === null) return [];
+  const payload: WithdrawnPresentation = {
+    waybill: next.waybill,
+    crossing_id: next.id,
+    run_id: event.run_id,
+    stop_id: event.stop_id,
+    by: event.by,
+  };
+  return [{ outbox: PRESENTATION_WITHDRAWN_OUTBOX, payload }];
 }

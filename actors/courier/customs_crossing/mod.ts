@@ -24,6 +24,7 @@
  * are (their optional reason aside).
  */
 import type { ActorDefinition } from "../../../src/runtime/actor.ts";
+import { withdrawnOnShipment } from "./border.ts";
 import { decide } from "./decide.ts";
 import { evolve } from "./evolve.ts";
 import type { CrossingCommand, CrossingEvent, CrossingReply, CrossingState } from "./types.ts";
@@ -38,6 +39,11 @@ export {
   CUSTOMS_TEXT_CHARS_MAX,
   SUPPLY_DOCUMENTS_MAX,
 } from "./limits.ts";
+export {
+  PRESENTATION_WITHDRAWN_OUTBOX,
+  withdrawnOnShipment,
+  type WithdrawnPresentation,
+} from "./border.ts";
 export { clearanceSourceEvent, dutySourceEvent } from "./charges.ts";
 export { CUSTOMS_HOLDS } from "./delivery.ts";
 export { standsAt } from "./transitions.ts";
@@ -56,4 +62,6 @@ export const customsCrossingActor: ActorDefinition<
   decide,
   evolve,
   project: (s) => s === null ? null : crossingSummary(s),
+  // spec: courier 3.4, 3.2: a presentation withdrawn is withdrawn on the shipment, durably.
+  outbox: withdrawnOnShipment,
 };

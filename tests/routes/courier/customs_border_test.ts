@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
+import { type Faults, flakyRuntime } from "../../helpers/faults.ts";
 import {
   recordCrossing,
   vehicleLeft,
@@ -216,11 +217,12 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
  * A run presents its border stop with two shipments; one is handed over to `other` (a second run
  * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
  * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival);
- * `otherWaits`: the second run has not departed (the shipment does not depart with it).
+ * `otherWaits`: the second run has not departed (the shipment does not depart with it);
+ * `faults`: the border request's own asks meet them (the request then fails: `failure`).
  */
 async function leftWhilePresented(
   t: TestEnv,
-  o: { clearedBefore?: boolean; otherWaits?: boolean } = {},
+  o: { clearedBefore?: boolean; otherWaits?: boolean; faults?: Faults } = {},
 ) {
   const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
   const [leaving, staying] = waybills as [string, string];
@@ -242,8 +244,16 @@ async function leftWhilePresented(
     });
   const runtime = runtimeWithGap(t, "stop_border", handOver);
   const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
-  const answer = await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+  const asked = o.faults ? flakyRuntime(runtime, o.faults).runtime : runtime;
+  let failure: unknown = null;
+  const answer = await border({ ...t.env, runtime: asked }, caller, run, checkpoint, {})
+    .catch((e) => {
+      if (!o.faults) throw e;
+      failure = e;
+      return undefined;
+    });
   return {
+    failure,
     courier,
     run,
     checkpoint,
@@ -261,8 +271,8 @@ Deno.test("customs: a shipment that left the run while its border stop was prese
     const { courier, leaving, booked, answer, other, otherCheckpoint } = await leftWhilePresented(
       t,
     );
-    assert.equal(answer.stop.status, "presented");
-    assert.equal(answer.stop.crossings.length, 1);
+    assert.equal(answer!.stop.status, "presented");
+    assert.equal(answer!.stop.crossings.length, 1);
     // spec: courier 3.4: the stop presented what it carried: the crossing of the shipment that
     // left is bound to no stop, free for the run that carries it now.
     const [withdrawn, ...none] = await crossings(t, courier, leaving);
@@ -373,4 +383,25 @@ Deno.test("customs: a shipment whose presentation was withdrawn reads as not wit
       again.obligations.filter((o) => o.milestone.startsWith("customs")).map((o) => o.milestone),
       ["customs_clearance"],
     );
+  }));
+
+Deno.test("customs: a border request that stops after the crossing withdrew a presentation and before the shipment did still has it withdrawn on the shipment", () =>
+  withTestEnv(async (t) => {
+    // The request's own withdrawal on the shipment is refused (a full mailbox, or the request
+    // dies there): the crossing's withdrawal is committed, and nothing in a retry of the request
+    // names the shipment that left.
+    const withdrawal = (type: string, command: unknown) =>
+      type === shipmentActor.type &&
+      (command as { kind: string }).kind === "withdraw_presentation";
+    const { courier, leaving, failure } = await leftWhilePresented(t, {
+      otherWaits: true,
+      faults: { fails: withdrawal, times: 100, refuse: true },
+    });
+    assert.equal(asApiError(failure)?.code, "actor_busy", String(failure));
+    await t.settle();
+    // spec: courier 3.2, 3.4: the commit that withdrew it from the crossing finishes it.
+    const s = await shipmentIn(t.env.runtime, courier.business.id, leaving);
+    assert.deepEqual(s.milestones.filter((m) => m.name.startsWith("customs")), []);
+    assert.equal(s.status, "in_transit");
+    assert.equal(s.trail.filter((e) => e.event === "presentation_withdrawn").length, 1);
   }));
