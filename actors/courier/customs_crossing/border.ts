@@ -15,6 +15,7 @@ import type {
   Decided,
   StopPresentation,
 } from "./types.ts";
+import { CUSTOMS_HOLDS } from "./delivery.ts";
 import { crossingOf } from "./views.ts";
 
 /** Opens the crossing once; the same shipment opening it again is answered the crossing. */
@@ -128,7 +129,9 @@ export function present(state: Crossing, p: StopPresentation, now: number): Deci
  * changed before it was recorded (`border_load_changed`) went on without a shipment it presented:
  * the crossing it got at booking is bound to that stop no more, so the run carrying the shipment
  * now presents it (no second crossing, no second clearance). Only while nothing happened there
- * (no exit, no entry, the vehicle not gone on); another stop's presentation, or none, is left.
+ * (no exit, no entry, the vehicle not gone on, customs not holding it: a shipment customs holds
+ * stays presented where it is held, its clearance running on); another stop's presentation, or
+ * none, is left.
  */
 export function withdrawPresentation(
   state: Crossing,
@@ -137,9 +140,9 @@ export function withdrawPresentation(
 ): Decided {
   const bound = state.run_id === c.run_id && state.stop_id === c.stop_id;
   const before = state.before_stop ?? null;
-  const crossedHere = state.exit_at !== null || state.entry_at !== null ||
-    state.vehicle_left_at !== null;
-  if (!bound || before === null || crossedHere) return accept([], (next) => crossingOf(next!));
+  const happenedHere = state.exit_at !== null || state.entry_at !== null ||
+    state.vehicle_left_at !== null || CUSTOMS_HOLDS.has(state.status);
+  if (!bound || before === null || happenedHere) return accept([], (next) => crossingOf(next!));
   return accept([{
     kind: "presentation_withdrawn",
     run_id: c.run_id,

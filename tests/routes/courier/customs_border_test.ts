@@ -218,11 +218,12 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
  * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
  * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival);
  * `otherWaits`: the second run has not departed (the shipment does not depart with it);
- * `faults`: the border request's own asks meet them (the request then fails: `failure`).
+ * `faults`: the border request's own asks meet them (the request then fails: `failure`);
+ * `heldThere`: instead of the handover, customs holds it and the driver reports it customs_hold.
  */
 async function leftWhilePresented(
   t: TestEnv,
-  o: { clearedBefore?: boolean; otherWaits?: boolean; faults?: Faults } = {},
+  o: { clearedBefore?: boolean; otherWaits?: boolean; faults?: Faults; heldThere?: boolean } = {},
 ) {
   const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
   const [leaving, staying] = waybills as [string, string];
@@ -237,11 +238,20 @@ async function leftWhilePresented(
     await move(t, courier, booked!.id, { action: "clear", customs_reference: "PRE" });
   }
   // Presented with both, then the load changed before the stop was recorded: presented again.
-  const handOver = () =>
-    post(t, courier, `/business/network-runs/${run}/transfer`, {
-      waybills: [leaving],
-      to_run: other,
+  const handOver = async () => {
+    if (!o.heldThere) {
+      return await post(t, courier, `/business/network-runs/${run}/transfer`, {
+        waybills: [leaving],
+        to_run: other,
+      });
+    }
+    await move(t, courier, booked!.id, { action: "hold", reason: "x-ray" });
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill: leaving,
+      condition: "customs_hold",
+      note: "held at Tlokweng",
     });
+  };
   const runtime = runtimeWithGap(t, "stop_border", handOver);
   const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
   const asked = o.faults ? flakyRuntime(runtime, o.faults).runtime : runtime;
@@ -404,4 +414,22 @@ Deno.test("customs: a border request that stops after the crossing withdrew a pr
     assert.deepEqual(s.milestones.filter((m) => m.name.startsWith("customs")), []);
     assert.equal(s.status, "in_transit");
     assert.equal(s.trail.filter((e) => e.event === "presentation_withdrawn").length, 1);
+  }));
+
+Deno.test("customs: a presentation customs holds the shipment under stays where it is held when the shipment leaves the run before the stop is recorded", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, checkpoint, leaving, booked, answer } = await leftWhilePresented(t, {
+      heldThere: true,
+    });
+    // The stop went on with the other shipment's crossing alone.
+    assert.equal(answer!.stop.crossings.length, 1);
+    assert.ok(!answer!.stop.crossings.includes(booked.id));
+    // spec: courier 3.4, 3.2: customs holds it at that border stop: it was presented there, and
+    // customs_clearance runs on (customs owns the wait, 2.9 customs_wait_exceeded).
+    const [held] = await crossings(t, courier, leaving);
+    assert.deepEqual([held!.id, held!.run_id, held!.stop_id], [booked.id, run, checkpoint]);
+    const s = await shipmentIn(t.env.runtime, courier.business.id, leaving);
+    assert.equal(s.status, "customs_hold");
+    assert.ok(s.milestones.some((m) => m.name === "customs_clearance"), JSON.stringify(s));
+    assert.ok(!s.trail.some((e) => e.event === "presentation_withdrawn"));
   }));
