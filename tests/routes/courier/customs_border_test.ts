@@ -433,3 +433,33 @@ Deno.test("customs: a presentation customs holds the shipment under stays where 
     assert.ok(s.milestones.some((m) => m.name === "customs_clearance"), JSON.stringify(s));
     assert.ok(!s.trail.some((e) => e.event === "presentation_withdrawn"));
   }));
+
+Deno.test("customs: a border request refused before it withdrew the presentation of a shipment that left has it withdrawn by its retry; the run carrying it now presents the same crossing", () =>
+  withTestEnv(async (t) => {
+    // The crossing's withdrawal is refused (a full mailbox): the request fails, and its retry
+    // knows nothing of what the first presented.
+    const withdrawal = (type: string, command: unknown) =>
+      type === "customs_crossing" &&
+      (command as { kind: string }).kind === "withdraw_presentation";
+    const { courier, run, checkpoint, leaving, booked, failure, other, otherCheckpoint } =
+      await leftWhilePresented(t, { faults: { fails: withdrawal, times: 100, refuse: true } });
+    assert.equal(asApiError(failure)?.code, "actor_busy", String(failure));
+    const retried = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${checkpoint}/border`,
+      {},
+    );
+    assert.equal(retried.data.stop.crossings.length, 1);
+    await t.settle();
+    // spec: courier 3.4: presented with what it carries: the crossing is free for the run that
+    // carries the shipment now, and the shipment no longer with customs (3.2).
+    const [freed] = await crossings(t, courier, leaving);
+    assert.deepEqual([freed!.id, freed!.run_id, freed!.stop_id], [booked.id, null, null]);
+    const s = await shipment(t, courier, leaving);
+    assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    const [atOther, ...noSecond] = await crossings(t, courier, leaving);
+    assert.deepEqual(noSecond, [], "one crossing, one clearance");
+    assert.deepEqual([atOther!.run_id, atOther!.stop_id], [other, otherCheckpoint]);
+  }));

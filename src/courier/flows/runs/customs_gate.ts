@@ -11,6 +11,7 @@
  */
 import {
   deliveryGateOf,
+  type ItemState,
   type NetworkRun,
   type Stop,
 } from "../../../../actors/courier/network_run/mod.ts";
@@ -81,7 +82,11 @@ export async function reserveHeld(
  * from the crossing, it is withdrawn from the shipment next (courier 3.2: the customs_clearance it
  * opened did not happen); a crossing that keeps it (something crossed there) keeps it on the
  * shipment too. The crossing's withdrawal answers the same when sent again, so a try that stopped
- * between the two completes the shipment's.
+ * between the two completes the shipment's. Besides what this request presented, each shipment
+ * that left the run for another place (LEFT) is looked at: a request refused or cut before it
+ * withdrew what it presented leaves its retry nothing else naming them, and the crossing would
+ * stay bound to this stop for good (the run carrying it then opening a second crossing, a
+ * second clearance). One never presented here is no crossing's presentation here: unchanged.
  */
 export async function withdrawPresented(
   deps: RunDeps,
@@ -91,7 +96,8 @@ export async function withdrawPresented(
 ): Promise<void> {
   const { run, stop } = at;
   const aboard = new Set(run.items.filter((i) => i.state === "on_board").map((i) => i.waybill));
-  for (const waybill of presented) {
+  const left = run.items.filter((i) => LEFT.has(i.state)).map((i) => i.waybill);
+  for (const waybill of new Set([...presented, ...left])) {
     const id = bookingCrossingIdOf(caller.tenant, waybill);
     if (aboard.has(waybill) || stop.crossings.includes(id)) continue;
     const command = {
@@ -114,6 +120,19 @@ export async function withdrawPresented(
     }, deps.requestId);
   }
 }
+
+/**
+ * Items that left the run for another place (another run, a depot, back to origin, reported
+ * missing or damaged): their shipment may be presented elsewhere. Delivered or handed to the
+ * laboratory it is closed; customs holding it keeps its presentation (the crossing's rule).
+ */
+const LEFT: ReadonlySet<ItemState> = new Set([
+  "transferred",
+  "unloaded",
+  "returned",
+  "missing",
+  "damaged",
+]);
 
 /** The shipment's crossings a run reads: the one opened at booking, one per border stop. */
 export function crossingIdsOf(tenant: string, run: NetworkRun, waybill: string): string[] {
