@@ -144,9 +144,12 @@ async function recordPresented(
 
 /**
  * spec: courier 3.4, 3.2: a border stop's presentation the crossing withdrew (the shipment left
- * the run before the stop was recorded) is withdrawn on the shipment too, once under its key: the
+ * the run before the stop was recorded) is withdrawn on the shipment too, once: the
  * customs_clearance it opened is taken back and the headline it set is the one before
- * (actors/courier/shipment/presentation.ts); the trail keeps both. Sent again, it changes nothing.
+ * (actors/courier/shipment/presentation.ts); the trail keeps both. The shipment decides it by the
+ * presentation it names (crossing, run, stop): sent again, or for one it never stood in, it
+ * changes nothing; no idempotency key is kept for it, as a border request asks it for every
+ * shipment that left its run (customs_gate.ts).
  */
 export async function withdrawShipmentPresentation(
   runtime: ActorRuntime,
@@ -156,10 +159,8 @@ export async function withdrawShipmentPresentation(
 ): Promise<void> {
   const { waybill, by, crossing_id, run_id, stop_id } = at;
   const presentation = { crossing_id, run_id, stop_id };
-  const key = `${presentationKey(crossing_id, at)}:withdrawn`;
   const command = { kind: "withdraw_presentation", presentation, by } as const;
-  const options = { idempotencyKey: key, permanent: true, requestId };
-  const r = await runtime.ask(shipmentActor, tenant, waybill, command, options);
+  const r = await runtime.ask(shipmentActor, tenant, waybill, command, { requestId });
   if (!r.ok && r.code !== "not_found") throw new Refused(r);
 }
 

@@ -2,9 +2,9 @@
  * Withdraws on the shipment a border stop's presentation its crossing withdrew (courier 3.4,
  * 3.2): the crossing's commit adds the item (actors/courier/customs_crossing/border.ts), so a
  * border request that stopped after it, before the shipment's withdrawal, leaves no
- * customs_clearance open for a presentation that did not happen. Idempotent: the shipment's
- * withdrawal is kept under its key and changes nothing when sent again; an item a failure or a
- * crash left stays in the outbox for the sweep.
+ * customs_clearance open for a presentation that did not happen. Idempotent: the shipment
+ * withdraws only the presentation it stands in, so sent again it changes nothing; an item a
+ * failure or a crash left stays in the outbox for the sweep.
  */
 import {
   PRESENTATION_WITHDRAWN_OUTBOX,
