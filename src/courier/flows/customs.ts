@@ -175,6 +175,9 @@ function presentationKey(id: string, at: Pick<OpenCrossingInput, "run_id" | "sto
   return `customs:${id}:presented:${at.run_id}:${at.stop_id}`;
 }
 
+/** The booking crossing's refusals of a presentation that leave the stop one of its own. */
+const OWN_CROSSING_WHEN: ReadonlySet<string> = new Set(["presented_elsewhere", "not_found"]);
+
 /** The crossing presented: the booking's, presented at this stop, else this stop's, opened. */
 async function presentedCrossing(
   runtime: ActorRuntime,
@@ -198,6 +201,10 @@ async function presentedCrossing(
     }, { requestId })
     : null;
   if (presented?.ok) return booked;
+  // Only a booking crossing presented at another stop, or none opened at booking, leaves this
+  // stop a crossing of its own; a refusal "not now" (a busy crossing) is thrown, never taken
+  // for one (a second crossing, a second clearance for one border: CONTRACT one at booking).
+  if (presented && !OWN_CROSSING_WHEN.has(presented.code)) throw new Refused(presented);
   const id = crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
   await askCrossing(runtime, tenant, id, {
     kind: "open",

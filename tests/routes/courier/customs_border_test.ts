@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
-import { type Faults, flakyRuntime } from "../../helpers/faults.ts";
+import { type Faults, flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import {
   recordCrossing,
   vehicleLeft,
@@ -462,4 +462,24 @@ Deno.test("customs: a border request refused before it withdrew the presentation
     const [atOther, ...noSecond] = await crossings(t, courier, leaving);
     assert.deepEqual(noSecond, [], "one crossing, one clearance");
     assert.deepEqual([atOther!.run_id, atOther!.stop_id], [other, otherCheckpoint]);
+  }));
+
+Deno.test("customs: a border stop that cannot reach the shipment's booking crossing now is refused 503 and opens no second crossing; its retry presents the booking crossing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const [booked] = await crossings(t, courier, waybill);
+    const presenting = (type: string, command: unknown) =>
+      type === "customs_crossing" && (command as { kind: string }).kind === "present";
+    // spec: courier 3.4, CONTRACT one crossing at booking: a busy crossing is no answer that it
+    // was presented elsewhere.
+    await whileFlaky(t.env, { fails: presenting, times: 1, refuse: true }, async () => {
+      await assert.rejects(
+        () => present(t, courier, waybill),
+        (e: unknown) => asApiError(e)?.code === "actor_busy",
+      );
+    });
+    assert.deepEqual((await crossings(t, courier, waybill)).map((c) => c.id), [booked!.id]);
+    assert.equal(await present(t, courier, waybill), booked!.id);
+    assert.deepEqual((await crossings(t, courier, waybill)).map((c) => c.id), [booked!.id]);
   }));
