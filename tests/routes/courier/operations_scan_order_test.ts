@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { ready, scan } from "./operations_fixtures.ts";
 import { CROSS_BORDER, move } from "./customs_fixtures.ts";
@@ -156,5 +157,25 @@ Deno.test("operations scans: a hold customs records between the scan's check and
     // The crossing is left with nothing under way: released, the parcel goes out.
     await grantScopes(t, courier, "customs:approve");
     await move(t, courier, id, { action: "release", evidence: "release note 88" });
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+  }));
+
+Deno.test("operations scans: a delivery scan that cannot read the runs the shipment boarded now is answered 503, never recorded past crossings it could not reserve", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    await scan(t, courier, waybill, { event: "collected" });
+    // spec: courier 3.4: a crossing of a run's border stop may hold it; a busy read is no answer
+    // that there is none.
+    const runsRead = (type: string, command: unknown) =>
+      type === "shipment_runs" && (command as { kind: string }).kind === "get";
+    await whileFlaky(t.env, { fails: runsRead, times: 100, refuse: true }, async () => {
+      const busy = await scan(t, courier, waybill, { event: "out_for_delivery" }, 503);
+      assert.equal(busy.code, "actor_busy");
+    });
+    const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.body.data.status, "collected");
     await scan(t, courier, waybill, { event: "out_for_delivery" });
   }));

@@ -9,6 +9,7 @@ import { crossingIdOf } from "../../../src/courier/flows/customs.ts";
 import { border, deliver, fail, report, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
 import {
   checkpointStop,
@@ -457,4 +458,31 @@ Deno.test("runs: a customs_hold report recorded before a release stands; the rel
     await post(t, courier, move, { action: "release", evidence: "release note 4411" });
     const trail = await trailOf(t, courier, waybill);
     assert.ok(!trail.includes("out_for_delivery"), trail.join());
+  }));
+
+Deno.test("runs: a customs_hold report meeting the holding crossing busy is answered 503, not refused as held by no crossing; its retry records it", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybill } = await crossBorderRun(t, 1);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    await post(t, courier, `/business/customs/${customs.body.data.crossings[0].id}/move`, {
+      action: "hold",
+      reason: "x-ray",
+    });
+    const body = { waybill, condition: "customs_hold", note: "held at Tlokweng" };
+    const crossingRead = (type: string, command: unknown) =>
+      type === "customs_crossing" && (command as { kind: string }).kind === "get";
+    // spec: courier 3.4: a crossing that cannot be read now is no answer that customs lets go.
+    await whileFlaky(t.env, { fails: crossingRead, times: 100, refuse: true }, async () => {
+      const busy = await t.call("POST", `/business/network-runs/${run}/report`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    });
+    const reported = await post(t, courier, `/business/network-runs/${run}/report`, body);
+    assert.equal(reported.data.items[0].state, "customs_hold");
   }));

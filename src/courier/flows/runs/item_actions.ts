@@ -18,7 +18,7 @@ import {
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
 import { bookingCrossingIdOf } from "../customs.ts";
-import { refuse } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
@@ -127,8 +127,9 @@ export async function crossingHolding(
   holding: ReadonlySet<CrossingStatus>,
 ): Promise<Crossing | null> {
   for (const id of ids) {
-    const got = await runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
-    const crossing = got.ok && got.reply ? got.reply.crossing : null;
+    // A crossing busy or failing may hold it: thrown (503), never read as not holding it.
+    const got = foundOrNull(await runtime.read(customsCrossingActor, tenant, id, { kind: "get" }));
+    const crossing = got?.crossing ?? null;
     if (crossing && holding.has(crossing.status)) return crossing;
   }
   return null;
@@ -144,11 +145,14 @@ export async function shipmentCrossingIds(
   waybill: string,
 ): Promise<string[]> {
   const ids = new Set([bookingCrossingIdOf(tenant, waybill)]);
-  const boarded = await runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
-  for (const runId of boarded.ok ? boarded.reply.runs : []) {
-    const got = await runtime.read(networkRunActor, tenant, runId, { kind: "get" });
-    if (!got.ok) continue;
-    for (const id of crossingIdsOf(tenant, asRun(got.reply), waybill)) ids.add(id);
+  // spec: courier 3.4: a read refused now (a full mailbox, a store failure) is thrown (503): the
+  // crossings it would name may hold the shipment, and a scan reserving fewer would pass a hold.
+  const read = { kind: "get" } as const;
+  const boarded = foundOrNull(await runtime.read(shipmentRunsActor, tenant, waybill, read));
+  for (const runId of boarded?.runs ?? []) {
+    const got = foundOrNull(await runtime.read(networkRunActor, tenant, runId, read));
+    if (got === null) continue;
+    for (const id of crossingIdsOf(tenant, asRun(got), waybill)) ids.add(id);
   }
   return [...ids];
 }
