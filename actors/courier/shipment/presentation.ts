@@ -5,13 +5,18 @@
  * that presentation did and is still in force, once, whoever sends it again.
  */
 import { accept } from "../../../src/runtime/actor.ts";
-import { FINAL_HEADLINES, healthOf } from "../../../src/courier/rules/lifecycle.ts";
+import {
+  FINAL_HEADLINES,
+  healthOf,
+  type OpenMilestone,
+} from "../../../src/courier/rules/lifecycle.ts";
 import { lifecycleChanges, lifecycleOf, obligations, TRAIL_MAX } from "./lifecycle.ts";
 import { timersFor } from "./timers.ts";
 import type {
   Decided,
   Lifecycle,
   Presentation,
+  PresentedAt,
   Shipment,
   ShipmentCommand,
   ShipmentEvent,
@@ -31,7 +36,27 @@ export function presentedAfter(
 ): Lifecycle {
   if (command.scan.event !== "presented_to_customs") return after;
   const p = command.presentation;
-  return { ...after, presentation: p ? { ...p, at: now, status_before: state.status } : null };
+  if (!p) return { ...after, presentation: null };
+  const clearance_before = state.milestones.find((m) => m.name === "customs_clearance") ?? null;
+  return {
+    ...after,
+    presentation: { ...p, at: now, status_before: state.status, clearance_before },
+  };
+}
+
+/**
+ * The open milestones without the customs_clearance presentation `p` opened, and with the one it
+ * replaced (an earlier border's, still uncleared then); one closed since (cleared, released)
+ * stays closed, and nothing else changes.
+ */
+function milestonesWithout(
+  milestones: readonly OpenMilestone[],
+  p: PresentedAt,
+): readonly OpenMilestone[] {
+  const own = milestones.find((m) => m.name === "customs_clearance" && m.opened_at === p.at);
+  if (!own) return milestones;
+  const rest = milestones.filter((m) => m !== own);
+  return p.clearance_before ? [...rest, p.clearance_before] : rest;
 }
 
 function samePresentation(a: Presentation, b: Presentation): boolean {
@@ -42,7 +67,7 @@ function samePresentation(a: Presentation, b: Presentation): boolean {
  * spec: courier 3.4, 3.2: the border stop went on without the shipment before it was recorded
  * (it left that run), so its presentation there did not happen. The customs_clearance it opened
  * is taken back (not closed as cleared: customs cleared nothing, and no deadline of it runs on
- * to raise alerts), and a headline the presentation still sets (customs_processing) is the one
+ * to raise alerts), an earlier border's it replaced is open again, and a headline the presentation still sets (customs_processing) is the one
  * before it. What came after it stands: a clearance, a hold, the departure of the run carrying it
  * now. The trail keeps the presentation and adds its withdrawal. Only the presentation the
  * shipment stands in: one replaced by a later presentation, or withdrawn already, changes nothing.
@@ -56,9 +81,7 @@ export function withdrawPresentation(
   if (p === null || !samePresentation(p, c.presentation) || FINAL_HEADLINES.has(state.status)) {
     return accept([], (next) => next!);
   }
-  const milestones = state.milestones.filter((m) =>
-    !(m.name === "customs_clearance" && m.opened_at === p.at)
-  );
+  const milestones = milestonesWithout(state.milestones, p);
   const status = state.status === "customs_processing" ? p.status_before : state.status;
   const entry: TrailEntry = {
     at: now,

@@ -125,12 +125,14 @@ export interface Presentation {
 }
 
 /**
- * The presentation the shipment stands in, as recorded (`at`), and its headline before it: what
- * a withdrawal of it gives back (presentation.ts).
+ * The presentation the shipment stands in, as recorded (`at`), and its headline and open
+ * customs_clearance before it (an earlier border's): what a withdrawal of it gives back
+ * (presentation.ts).
  */
 export interface PresentedAt extends Presentation {
   readonly at: number;
   readonly status_before: Headline;
+  readonly clearance_before: OpenMilestone | null;
 }
 
 /** Where the shipment stands after booking (courier 1.4, 3.2). */

@@ -483,3 +483,47 @@ Deno.test("customs: a border stop that cannot reach the shipment's booking cross
     assert.equal(await present(t, courier, waybill), booked!.id);
     assert.deepEqual((await crossings(t, courier, waybill)).map((c) => c.id), [booked!.id]);
   }));
+
+Deno.test("customs: a shipment that left the run while a second border stop presented it at that stop's own crossing is withdrawn there; the presentation at the first border stands", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [leaving, staying] = waybills as [string, string];
+    const first = await checkpointStop(t, courier, run);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "ZA",
+      to_country: "MZ",
+      border_post: "Lebombo",
+    }, 201);
+    const second = added.data.stops.at(-1).id as string;
+    await deliverStops(t, courier, run, [leaving, staying]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${first}/border`, {});
+    const tenant = courier.business.id;
+    t.clock.advanceBy(60 * 60_000);
+    const firstClearance = (await shipmentIn(t.env.runtime, tenant, leaving)).milestones
+      .find((m) => m.name === "customs_clearance")!;
+    const other = await newRun(t, courier, { countries: ["ZA", "MZ"], vehicle: "B 999 ZZZ" });
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const handOver = () =>
+      post(t, courier, `/business/network-runs/${run}/transfer`, {
+        waybills: [leaving],
+        to_run: other,
+      });
+    const runtime = runtimeWithGap(t, "stop_border", handOver);
+    const caller = { tenant, by: "api_key", scopes: [], driver_id: null };
+    await border({ ...t.env, runtime }, caller, run, second, {});
+    // spec: courier 3.4, 3.2: the second border's presentation did not happen: the shipment
+    // waits on the first border's clearance as before it, not on the second's.
+    const s = await shipmentIn(t.env.runtime, tenant, leaving);
+    const lines = s.trail.map((e) => e.event).filter((e) =>
+      e === "presented_to_customs" || e === "presentation_withdrawn"
+    );
+    assert.deepEqual(lines, [
+      "presented_to_customs",
+      "presented_to_customs",
+      "presentation_withdrawn",
+    ]);
+    const clearances = s.milestones.filter((m) => m.name === "customs_clearance");
+    assert.deepEqual(clearances, [firstClearance]);
+  }));

@@ -15,8 +15,11 @@ import {
   type NetworkRun,
   type Stop,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
-import { refuse, Refused } from "../../../runtime/actor.ts";
+import {
+  CUSTOMS_HOLDS,
+  customsCrossingActor,
+} from "../../../../actors/courier/customs_crossing/mod.ts";
+import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 import { bookingCrossingIdOf, crossingIdOf, withdrawShipmentPresentation } from "../customs.ts";
 
@@ -87,6 +90,8 @@ export async function reserveHeld(
  * withdrew what it presented leaves its retry nothing else naming them, and the crossing would
  * stay bound to this stop for good (the run carrying it then opening a second crossing, a
  * second clearance). One never presented here is no crossing's presentation here: unchanged.
+ * A shipment presented here at a crossing of this stop's own (its booking crossing was presented
+ * at an earlier border) has that presentation withdrawn from the shipment alike.
  */
 export async function withdrawPresented(
   deps: RunDeps,
@@ -94,31 +99,67 @@ export async function withdrawPresented(
   at: { run: NetworkRun; stop: Stop },
   presented: readonly string[],
 ): Promise<void> {
-  const { run, stop } = at;
+  const { run } = at;
   const aboard = new Set(run.items.filter((i) => i.state === "on_board").map((i) => i.waybill));
   const left = run.items.filter((i) => LEFT.has(i.state)).map((i) => i.waybill);
   for (const waybill of new Set([...presented, ...left])) {
-    const id = bookingCrossingIdOf(caller.tenant, waybill);
-    if (aboard.has(waybill) || stop.crossings.includes(id)) continue;
-    const command = {
-      kind: "withdraw_presentation",
-      run_id: run.id,
-      stop_id: stop.id,
-      by: caller.by,
-    } as const;
-    const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, id, command);
-    if (!r.ok && r.code === "not_found") continue;
-    if (!r.ok) throw new Refused(r);
-    const { crossing } = r.reply;
-    if (crossing.run_id === run.id && crossing.stop_id === stop.id) continue;
-    await withdrawShipmentPresentation(deps.runtime, caller.tenant, {
-      waybill,
-      crossing_id: id,
-      run_id: run.id,
-      stop_id: stop.id,
-      by: caller.by,
-    }, deps.requestId);
+    if (aboard.has(waybill)) continue;
+    await withdrawBooked(deps, caller, { ...at, waybill });
+    await withdrawStopOwn(deps, caller, { ...at, waybill });
   }
+}
+
+/** The presentation of the shipment's booking crossing at the stop: the crossing's, then its. */
+async function withdrawBooked(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; stop: Stop; waybill: string },
+): Promise<void> {
+  const { run, stop, waybill } = at;
+  const id = bookingCrossingIdOf(caller.tenant, waybill);
+  if (stop.crossings.includes(id)) return;
+  const command = {
+    kind: "withdraw_presentation",
+    run_id: run.id,
+    stop_id: stop.id,
+    by: caller.by,
+  } as const;
+  const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, id, command);
+  if (!r.ok && r.code === "not_found") return;
+  if (!r.ok) throw new Refused(r);
+  const { crossing } = r.reply;
+  if (crossing.run_id === run.id && crossing.stop_id === stop.id) return;
+  const presentation = { crossing_id: id, run_id: run.id, stop_id: stop.id };
+  await withdrawShipmentPresentation(deps.runtime, caller.tenant, {
+    waybill,
+    ...presentation,
+    by: caller.by,
+  }, deps.requestId);
+}
+
+/**
+ * The presentation at a crossing of the stop's own (opened for this stop alone, it stays as it
+ * is): withdrawn from the shipment unless customs holds it there or the vehicle crossed with it.
+ */
+async function withdrawStopOwn(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; stop: Stop; waybill: string },
+): Promise<void> {
+  const { run, stop, waybill } = at;
+  const id = crossingIdOf(caller.tenant, waybill, run.id, stop.id);
+  if (stop.crossings.includes(id)) return;
+  const read = { kind: "get" } as const;
+  const got = foundOrNull(await deps.runtime.read(customsCrossingActor, caller.tenant, id, read));
+  const c = got?.crossing;
+  if (!c || CUSTOMS_HOLDS.has(c.status)) return;
+  if (c.exit_at !== null || c.entry_at !== null || c.vehicle_left_at !== null) return;
+  const presentation = { crossing_id: id, run_id: run.id, stop_id: stop.id };
+  await withdrawShipmentPresentation(deps.runtime, caller.tenant, {
+    waybill,
+    ...presentation,
+    by: caller.by,
+  }, deps.requestId);
 }
 
 /**
