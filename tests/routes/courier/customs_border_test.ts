@@ -196,12 +196,3 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
       );
     }
   }));
-
-/**
- * A run presents its border stop with two shipments; one is handed over to `other` (a second run
- * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
- * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival);
- * `otherWaits`: the second run has not departed (the shipment does not depart with it);
- * `faults`: the border request's own asks meet them (the request then fails: `failure`);
- * `heldThere`: instead of the handover, customs holds it and the driver reports it customs_hold.
- */

@@ -31,6 +31,14 @@ import { border } from "../../../src/courier/flows/runs/mod.ts";
 import { shipmentIn } from "../../../src/courier/flows/shipments.ts";
 import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 
+/**
+ * A run presents its border stop with two shipments; one is handed over to `other` (a second run
+ * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
+ * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival);
+ * `otherWaits`: the second run has not departed (the shipment does not depart with it);
+ * `faults`: the border request's own asks meet them (the request then fails: `failure`);
+ * `heldThere`: instead of the handover, customs holds it and the driver reports it customs_hold.
+ */
 async function leftWhilePresented(
   t: TestEnv,
   o: { clearedBefore?: boolean; otherWaits?: boolean; faults?: Faults; heldThere?: boolean } = {},
@@ -336,4 +344,45 @@ Deno.test("customs: a shipment that left the run while a second border stop pres
     ]);
     const clearances = s.milestones.filter((m) => m.name === "customs_clearance");
     assert.deepEqual(clearances, [firstClearance]);
+  }));
+
+Deno.test("customs: a border request cut after presenting a shipment that then left the run; the stop's next request withdraws that presentation", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [leaving] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, waybills);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const otherCheckpoint = await checkpointStop(t, courier, other);
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const [booked] = await crossings(t, courier, leaving);
+    // Presented with both, then the request died before the stop was recorded (a crash), and the
+    // shipment left the run meanwhile.
+    const cut = async () => {
+      await post(t, courier, `/business/network-runs/${run}/transfer`, {
+        waybills: [leaving],
+        to_run: other,
+      });
+      throw new Error("the request died here");
+    };
+    const runtime = runtimeWithGap(t, "stop_border", cut);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    await assert.rejects(() => border({ ...t.env, runtime }, caller, run, checkpoint, {}));
+    // spec: courier 3.4: the driver presents again; the stop goes on without the shipment.
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    const [withdrawn] = await crossings(t, courier, leaving);
+    assert.deepEqual([withdrawn!.id, withdrawn!.run_id, withdrawn!.stop_id], [
+      booked!.id,
+      null,
+      null,
+    ]);
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    const [atOther, ...noSecond] = await crossings(t, courier, leaving);
+    assert.deepEqual(noSecond, [], "one crossing, one clearance");
+    assert.deepEqual([atOther!.id, atOther!.run_id, atOther!.stop_id], [
+      booked!.id,
+      other,
+      otherCheckpoint,
+    ]);
   }));
