@@ -94,6 +94,28 @@ async function heldSubscription(
 }
 
 /**
+ * spec: business appendix 1, 2: the same request again creates nothing new, also across the
+ * change that let the body's external_reference name the subscription: one created before it
+ * with the same body was named by its Idempotency-Key alone. Another body under that key is
+ * another request (the body's reference wins): null, as for none.
+ */
+async function namedByHeader(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  input: SubscriptionInput,
+  fingerprint: string,
+): Promise<SubscriptionReply | null> {
+  if (!input.external_reference || input.idempotencyKey === null) return null;
+  const id = subscriptionId(business, `subscription\n${input.idempotencyKey}`);
+  const held = await deps.runtime.read(subscriptionActor, business, id, {
+    kind: "replay",
+    fingerprint,
+  });
+  if (!held.ok && (held.code === "not_found" || held.code === "reference_conflict")) return null;
+  return orRefuse(held);
+}
+
+/**
  * Creates a subscription, or answers the one a retry of the same request made (`replayed`): the
  * same external_reference, else the same Idempotency-Key.
  */
@@ -108,6 +130,8 @@ export async function createSubscription(
   if (key !== null) {
     const first = await heldSubscription(deps, business, { id, fingerprint });
     if (first) return first;
+    const before = await namedByHeader(deps, business, input, fingerprint);
+    if (before) return before;
   }
   // spec: business 7, 9.3: live refuses test flags and test markers as POST /business/book
   // does (after a replay, as there), at creation rather than at each occurrence; the sandbox

@@ -17,6 +17,7 @@ import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
 import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
+import { sha256Hex } from "../../../src/domain/secrets.ts";
 
 const { type: _, ...delivery } = PARCEL;
 /** Tuesdays and Thursdays at 09:30 in the business's zone (Botswana: UTC+2). */
@@ -113,6 +114,64 @@ Deno.test("subscriptions: a retry with the same external_reference (no key, or a
     await t.settle();
     const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
     assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [id], "one subscription");
+  }));
+
+/**
+ * Runs `f` with the subscription named `from` stored as `to`: a subscription the code before the
+ * body's reference named it (business appendix 2) was named by its Idempotency-Key alone.
+ */
+async function storedAs<T>(t: TestEnv, from: string, to: string, f: () => Promise<T>) {
+  const runtime = t.env.runtime;
+  const ask = runtime.ask, read = runtime.read;
+  const renamed = (args: unknown[]) => {
+    const [def, tenant, id, command, ...rest] = args as [{ type: string }, string, string, {
+      kind: string;
+      subscription?: { id: string };
+    }];
+    if (def.type !== "business_subscription" || id !== from) return args;
+    const named = command.kind === "create"
+      ? { ...command, subscription: { ...command.subscription!, id: to } }
+      : command;
+    return [def, tenant, to, named, ...rest];
+  };
+  runtime.ask =
+    ((...args: unknown[]) =>
+      (ask as (...a: unknown[]) => unknown).apply(runtime, renamed(args))) as typeof ask;
+  runtime.read =
+    ((...args: unknown[]) =>
+      (read as (...a: unknown[]) => unknown).apply(runtime, renamed(args))) as typeof read;
+  try {
+    return await f();
+  } finally {
+    runtime.ask = ask;
+    runtime.read = read;
+  }
+}
+
+Deno.test("subscriptions: a subscription created before the body's external_reference named it (by its Idempotency-Key) is replayed by a retry of the same request, not created again", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...WEEKLY, external_reference: "WEEKLY-OLD-1" };
+    const headers = { "Idempotency-Key": "old-key-1" };
+    const named = (seed: string) => `sub_${sha256Hex(`${b.id}\n${seed}`).slice(0, 24)}`;
+    const byKey = named("subscription\nold-key-1");
+    const first = await storedAs(
+      t,
+      named("subscription_reference\nWEEKLY-OLD-1"),
+      byKey,
+      () => subscribe(t, b.api_key, body, headers),
+    );
+    assert.deepEqual([first.status, first.body.data?.id], [201, byKey], JSON.stringify(first.body));
+    // spec: business appendix 1, 2: the same request again (across the upgrade) books nothing new.
+    const again = await subscribe(t, b.api_key, body, headers);
+    assert.deepEqual([again.status, again.body.data?.id, again.body.data?.replayed], [
+      200,
+      byKey,
+      true,
+    ], JSON.stringify(again.body));
+    await t.settle();
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [byKey], "one subscription");
   }));
 
 Deno.test("subscriptions: bad fields answer 422 naming each and create nothing", () =>
