@@ -18,14 +18,21 @@ export interface BookingRequest {
 
 export type BookingRequestCommand =
   | { kind: "begin"; reference: string; fingerprint: string }
-  | { kind: "release"; reference: string };
+  | { kind: "release"; reference: string }
+  /** What the identity is bound to, with the request's fingerprint; free: not_found. */
+  | { kind: "get" };
 
 export type BookingRequestEvent =
   | { kind: "begun"; reference: string; fingerprint: string; at?: number }
   | { kind: "released"; reference: string };
 
 /** `resumed`: the identity was already bound (a retry, or a request still in flight). */
-export type BookingRequestReply = { readonly reference: string; readonly resumed: boolean };
+export type BookingRequestReply = {
+  readonly reference: string;
+  readonly resumed: boolean;
+  /** `get` only: the fingerprint of the request bound. */
+  readonly fingerprint?: string;
+};
 
 export function bookingRequestId(clientId: string, identity: string): string {
   return `${clientId}:${identity}`;
@@ -70,6 +77,11 @@ export const bookingRequestActor: ActorDefinition<
             : accept([], () => ({ reference: bound, resumed: true }));
         }
         return accept([{ kind: "released", reference: command.reference }]);
+      case "get": {
+        const { reference, fingerprint } = state;
+        if (reference === null) return reject("not_found", "no request holds this identity");
+        return accept([], () => ({ reference, resumed: true, fingerprint: fingerprint ?? "" }));
+      }
       case "timer":
         return accept([]);
       default:

@@ -21,6 +21,7 @@ import {
   bookRequest,
   bookRows,
   type Caller,
+  formerOneCallIdentity,
   oneCallIdentity,
   REQUEST_REFUSALS,
   serviceLevelCodes,
@@ -144,7 +145,9 @@ export function clientShipmentRoutes(api: Api): void {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
     const identity = oneCallIdentity(body, header, caller.client);
-    const booked = await bookRequest(c.get("env"), caller, body, identity)
+    const formerly = formerOneCallIdentity(body, header);
+    const former = formerly === null ? null : { identity: formerly, owner: caller.clientId };
+    const booked = await bookRequest(c.get("env"), caller, body, identity, undefined, former)
       .catch(withRequestRetryAfter);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });

@@ -154,6 +154,23 @@ Deno.test("client shipments: a body idempotency_key wins over the Idempotency-Ke
     assert.equal(await balance(t, client), 1000 - EXPRESS);
   }));
 
+Deno.test("client shipments: a request booked under its Idempotency-Key header before the body's idempotency_key won over it is answered, not booked again, when retried the same", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const headers = { "Idempotency-Key": "try-1" };
+    // Stored as the code before stored it: the header named the request (the fingerprint leaves
+    // the body's key out, so this is the very binding `row` under that header got then).
+    const first = await post(t, client, "/client/shipments", ROW, headers);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // spec: courier 4.1: the same request again books nothing new.
+    const row = { ...ROW, idempotency_key: "order-7" };
+    const again = await post(t, client, "/client/shipments", row, headers);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.waybill, first.body.data.waybill);
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal(await balance(t, client), 1000 - EXPRESS);
+  }));
+
 Deno.test("client shipments: the cut-off passing between pricing and booking in one call prices again, once", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "1000");

@@ -20,6 +20,7 @@ export {
   bookRequest,
   type Caller,
   fingerprintOf,
+  formerOneCallIdentity,
   identityOf,
   oneCallIdentity,
 } from "./request.ts";

@@ -6,7 +6,12 @@ import { asClient, courierClientActor } from "../../../../actors/courier/courier
 import type { Deps } from "../../../environment.ts";
 import { orRefuse, refuse } from "../../../runtime/actor.ts";
 import type { Booked } from "./replay.ts";
-import { type BookingRequest, bookRequest, oneCallIdentity } from "./request.ts";
+import {
+  type BookingRequest,
+  bookRequest,
+  formerOneCallIdentity,
+  oneCallIdentity,
+} from "./request.ts";
 
 /** The courier's office booking, and who in it books (audit). */
 export interface Office {
@@ -40,5 +45,8 @@ export async function bookForClient(
   const own = oneCallIdentity(req, key, account);
   const officeKey = own?.startsWith("key:") ?? false;
   const identity = officeKey ? `office:${own}` : own;
-  return await bookRequest(deps, caller, req, identity, officeKey ? courier : account.id);
+  // Booked before the body's key won over the header: under the office's key (its own).
+  const formerly = formerOneCallIdentity(req, key);
+  const former = formerly === null ? null : { identity: `office:${formerly}`, owner: courier };
+  return await bookRequest(deps, caller, req, identity, officeKey ? courier : account.id, former);
 }

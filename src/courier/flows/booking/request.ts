@@ -14,7 +14,7 @@ import type { CourierClient } from "../../../../actors/courier/courier_client.ts
 import { asOffer, priceOfferActor } from "../../../../actors/courier/price_offer.ts";
 import { canonicalJson, hashSecret } from "../../../domain/secrets.ts";
 import type { Deps } from "../../../environment.ts";
-import { orRefuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, orRefuse, Refused } from "../../../runtime/actor.ts";
 import { newOfferReference } from "../waybills.ts";
 import { bookOffer } from "./book.ts";
 import { withdrawBooking, withdrawStopped } from "./fence.ts";
@@ -73,6 +73,21 @@ export function oneCallIdentity(
 }
 
 /**
+ * The identity a request booked in one call had before the body's idempotency_key won over the
+ * header (oneCallIdentity): the header's, when the body names another key. Null: the same now.
+ */
+export function formerOneCallIdentity(req: BookingRequest, header: string | null): string | null {
+  if (header === null || !req.idempotency_key || req.idempotency_key === header) return null;
+  return `key:${header}`;
+}
+
+/** An identity and whose it is, as bookRequest takes them. */
+export interface NamedIdentity {
+  readonly identity: string;
+  readonly owner: string;
+}
+
+/**
  * Books one request; the same identity again answers the shipment it booked. `owner` is whose
  * identity it is: the client's own (its keys, its order references), or the courier's for an
  * office's key (POST /business/shipments), which names one request whatever client it books for.
@@ -83,14 +98,16 @@ export async function bookRequest(
   req: BookingRequest,
   identity: string | null,
   owner: string = caller.clientId,
+  former: NamedIdentity | null = null,
 ): Promise<Booked> {
   if (identity === null) return await bookUnnamed(deps, caller, req);
+  // spec: courier 4.1: the same request again books nothing new, also when it was booked under
+  // the identity it had before (formerOneCallIdentity): that booking answers it.
+  if (former !== null && await boundTo(deps, caller, req, former)) {
+    return await bookRequest(deps, caller, req, former.identity, former.owner);
+  }
   const id = bookingRequestId(owner, identity);
-  // spec: courier 4.1, 7: the same key with another request (here: for another client) is
-  // refused, never booked as a second shipment.
-  const fingerprint = await fingerprintOf(
-    owner === caller.clientId ? req : { ...req, courier_client_id: caller.clientId },
-  );
+  const fingerprint = await requestFingerprint(caller, req, owner);
   for (let attempt = 0;; attempt++) {
     const begun = await deps.runtime.ask(bookingRequestActor, caller.courierId, id, {
       kind: "begin",
@@ -106,6 +123,31 @@ export async function bookRequest(
     const booked = await bookBound(deps, caller, req, bound);
     if (booked !== "again") return booked;
   }
+}
+
+/**
+ * spec: courier 4.1, 7: the same key with another request (here: for another client) is
+ * refused, never booked as a second shipment: the fingerprint names the client when the
+ * identity is not the client's own.
+ */
+async function requestFingerprint(caller: Caller, req: BookingRequest, owner: string) {
+  return await fingerprintOf(
+    owner === caller.clientId ? req : { ...req, courier_client_id: caller.clientId },
+  );
+}
+
+/** Whether `named` holds this very request (bound, with its fingerprint). */
+async function boundTo(
+  deps: BookingDeps,
+  caller: Caller,
+  req: BookingRequest,
+  named: NamedIdentity,
+): Promise<boolean> {
+  const id = bookingRequestId(named.owner, named.identity);
+  const got = foundOrNull(
+    await deps.runtime.read(bookingRequestActor, caller.courierId, id, { kind: "get" }),
+  );
+  return got?.fingerprint === await requestFingerprint(caller, req, named.owner);
 }
 
 /**
