@@ -114,20 +114,41 @@ function overdue(
   ) {
     c.estimate = estimateAfterSetback(terms.calendar, c.estimate, now);
   }
-  if (m.name === "customs_clearance") {
-    c.customsDays = 1;
-    c.customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
-    c.events.push(
-      alertDue(
-        state,
-        "customs_wait_exceeded",
-        `customs:${m.opened_at}:1`,
-        "courier",
-        `customs has held ${state.waybill} past its wait (1 working day over)`,
-        { days_over: 1 },
-      ),
-    );
+  if (m.name === "customs_clearance") customsOverdue(state, c, m, terms, now);
+}
+
+/**
+ * spec: courier 2.9: customs_wait_exceeded once per working day over. The first working day over
+ * is the rest of the deadline's own day; a wait used up at a working day's end (Friday) is over
+ * no working day until the next one begins, so day 1 waits for it (customsDaysOver raises it).
+ * Before, day 1 was raised at the deadline, over the weekend, and Monday raised nothing.
+ */
+function customsOverdue(
+  state: Shipment,
+  c: Checks,
+  m: OpenMilestone,
+  terms: LifecycleTerms,
+  now: number,
+): void {
+  const firstOver = addWorkingHours(terms.calendar, m.due_at, 0);
+  if (now < firstOver) {
+    c.customsDays = 0;
+    // workingDaysOver counts a day once time strictly after its start has passed.
+    c.customsCheck = firstOver + 1;
+    return;
   }
+  c.customsDays = 1;
+  c.customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+  c.events.push(
+    alertDue(
+      state,
+      "customs_wait_exceeded",
+      `customs:${m.opened_at}:1`,
+      "courier",
+      `customs has held ${state.waybill} past its wait (1 working day over)`,
+      { days_over: 1 },
+    ),
+  );
 }
 
 /** No physical scan for the service's no-scan hours: once per silence. */

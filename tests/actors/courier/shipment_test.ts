@@ -379,3 +379,34 @@ Deno.test("shipment: reported lost or damaged, its estimate stops moving; found 
   const d = timerFired(s, "check", dayOver("2026-11-06"));
   assert.deepEqual(estimateMoves(d.events), [[estimate, "2026-11-09"]]);
 });
+
+Deno.test("shipment: customs' wait used up at the end of a Friday raises customs_wait_exceeded once per working day over, from Monday (courier 2.9)", async () => {
+  let s = await booked();
+  // Friday 08:00 in Gaborone: 16 working hours of customs' wait end at Friday's end.
+  const presented = Date.parse("2026-11-06T06:00:00Z");
+  assert.ok(presented > s.booked_at);
+  const scan = { event: "presented_to_customs" as const, facility_id: "BORDER", by: "test" };
+  s = applied(s, { kind: "record", scan }, presented).next;
+  const customs = s.milestones.find((m) => m.name === "customs_clearance")!;
+  assert.equal(customs.due_at, dayOver("2026-11-06"));
+  // Every check the timer asks for, up to Tuesday noon: which day over each raised, and when.
+  const raised: string[] = [];
+  let at = s.customs_check_at ?? customs.at_risk_at;
+  for (let n = 0; n < 50 && at <= Date.parse("2026-11-10T10:00:00Z"); n++) {
+    const d = timerFired(s, "check", at);
+    for (const e of d.events) {
+      if (e.kind === "alert_due" && e.alert.kind === "customs_wait_exceeded") {
+        raised.push(`${e.alert.detail["days_over"]} ${new Date(at).toISOString()}`);
+      }
+    }
+    s = evolveAll(s, d.events);
+    const next = checkAt(d.timers);
+    if (next === null) break;
+    at = next;
+  }
+  // Saturday and Sunday are no working days: none is over before Monday begins.
+  assert.deepEqual(raised, [
+    "1 2026-11-08T22:00:00.001Z",
+    "2 2026-11-09T22:00:00.001Z",
+  ]);
+});
