@@ -138,7 +138,6 @@ function customsOverdue(
     return;
   }
   c.customsDays = 1;
-  c.customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
   c.events.push(
     alertDue(
       state,
@@ -149,6 +148,8 @@ function customsOverdue(
       { days_over: 1 },
     ),
   );
+  // A check fired late (the service was down) raises the later days over now, not the next day.
+  customsDaysOver(state, c, terms, now);
 }
 
 /** No physical scan for the service's no-scan hours: once per silence. */

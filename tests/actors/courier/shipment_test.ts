@@ -410,3 +410,19 @@ Deno.test("shipment: customs' wait used up at the end of a Friday raises customs
     "2 2026-11-09T22:00:00.001Z",
   ]);
 });
+
+Deno.test("shipment: a check first fired days past customs' wait raises every working day over at once (courier 2.9)", async () => {
+  let s = await booked();
+  // Monday 09:00 in Gaborone: 16 working hours of customs' wait end Tuesday 01:00.
+  const presented = Date.parse("2026-11-09T07:00:00Z");
+  const scan = { event: "presented_to_customs" as const, facility_id: "BORDER", by: "test" };
+  s = applied(s, { kind: "record", scan }, presented).next;
+  // The service was down: the check fires first on Thursday noon, three working days over.
+  const d = timerFired(s, "check", Date.parse("2026-11-12T10:00:00Z"));
+  const days = d.events.flatMap((e) =>
+    e.kind === "alert_due" && e.alert.kind === "customs_wait_exceeded"
+      ? [e.alert.detail["days_over"]]
+      : []
+  );
+  assert.deepEqual(days, [1, 2, 3]);
+});
