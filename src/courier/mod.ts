@@ -50,6 +50,7 @@ import { targetResolver } from "./reactors/delivery_targets.ts";
 import { startLedgerProjector } from "./reactors/ledger_projection.ts";
 import { RunFollowUps } from "./reactors/run_follow_ups.ts";
 import { ScanCharges } from "./reactors/scan_charges.ts";
+import { LabCharges } from "./reactors/lab_charges.ts";
 import { startReadTables } from "./queries/read_tables.ts";
 import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
 import { ChargedEntries } from "./reactors/charged_entries.ts";
@@ -135,6 +136,8 @@ export const courierFeature: Feature = {
         scan_charges: new ScanCharges({ runtime, bus }),
         // The same for clearance fees: due in the crossing, on the crossing's own timer.
         customs_charges: new CustomsCharges({ runtime, bus }),
+        // The same for cold-chain charges: due in the lab sample, on the sample's own timer.
+        lab_charges: new LabCharges({ runtime, bus }),
         alert_raiser: new ShipmentAlertRaiser({ runtime, bus, deferral }),
         client_webhooks: new ClientWebhooks({ runtime, bus, deferral }),
         booking_crossings: new BookingCrossings({ runtime, bus, deferral }),

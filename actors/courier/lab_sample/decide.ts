@@ -7,6 +7,8 @@ import {
   unreachable,
 } from "../../../src/runtime/actor.ts";
 import { whole } from "./accepted.ts";
+import { chargesDueAgain, confirmCharges } from "./charges.ts";
+import { CHARGE_TIMER } from "../../../src/courier/rules/charges_due.ts";
 import { approve } from "./approve.ts";
 import { gated, handoverCheck } from "./handover.ts";
 import { profile } from "./profile.ts";
@@ -48,8 +50,14 @@ export function decide(
     case "get":
       if (state === null) return reject("not_found", "no laboratory record for this shipment");
       return whole([]);
+    case "confirm_charges":
+      if (state === null) return reject("not_found", "no laboratory record for this shipment");
+      return confirmCharges(state, command.source_events);
     case "timer":
-      return accept<LabSampleState, LabSampleEvent, LabSampleReply>([]);
+      if (state === null || command.name !== CHARGE_TIMER) {
+        return accept<LabSampleState, LabSampleEvent, LabSampleReply>([]);
+      }
+      return chargesDueAgain(state, ctx.now);
     default:
       return unreachable(command);
   }

@@ -1,5 +1,7 @@
 /** The sample's events applied. */
 import { unreachable } from "../../../src/runtime/actor.ts";
+import { withDue, withoutConfirmed } from "../../../src/courier/rules/charges_due.ts";
+import { chargesDueOf } from "./charges.ts";
 import { readingDigest } from "./digests.ts";
 import { LAB_DECISIONS_IN_STATE_MAX, LAB_READINGS_IN_STATE_MAX } from "./limits.ts";
 import type { LabBlock, LabReading, LabSample, LabSampleEvent, LabSampleState } from "./types.ts";
@@ -92,6 +94,10 @@ export function evolve(state: LabSampleState, event: LabSampleEvent): LabSampleS
         decisions_total: state.decisions_total + 1,
         rejected: state.rejected || event.decision.decision === "reject",
       };
+    case "charge_due":
+      return { ...state, charges_due: withDue(chargesDueOf(state), event.charge) };
+    case "charges_confirmed":
+      return { ...state, charges_due: withoutConfirmed(chargesDueOf(state), event.source_events) };
     case "handed_over":
       // Handed over: no delivery is under way any more (handover.ts).
       return { ...state, handed_over_at: event.at, deliveries_under_way: [] };

@@ -5,8 +5,9 @@
  * Rules:
  * - A profile comes first. It may be replaced until the first tick, reading or block, or until
  *   its deadline passes; after that it is locked (the same profile sent again is a harmless
- *   retry). Setting `min_temp_c` or `max_temp_c` makes the sample cold chain (its charge is booked
- *   by src/courier/flows/lab.ts).
+ *   retry). Setting `min_temp_c` or `max_temp_c` makes the sample cold chain: its charge is due
+ *   from that commit until the ledger confirms it (charges.ts; booked by src/courier/flows/lab.ts
+ *   and src/courier/reactors/lab_charges.ts).
  * - A reading needs value, unit (`C` or `F`), source, device and time; it is stored as given plus
  *   `celsius_tenths`, the value in tenths of a degree Celsius converted with exact integer
  *   arithmetic and rounded once, half away from zero. Range checks compare the exact value
@@ -49,6 +50,7 @@ export {
 } from "./limits.ts";
 export { celsiusTenths, formatTenths, isWholeTenths, withinRange } from "./temperatures.ts";
 export { handoverVerdict } from "./lateness.ts";
+export { chargesDueOf, coldChainSourceEvent } from "./charges.ts";
 export { asLabSample, labSummaryOf } from "./views.ts";
 
 export const labSampleActor: ActorDefinition<

@@ -5,6 +5,7 @@
  */
 import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import { whole } from "./accepted.ts";
+import { coldChainDue } from "./charges.ts";
 import { lateEvent } from "./lateness.ts";
 import { clip, LAB_BY_CHARS_MAX, LAB_NAME_CHARS_MAX, TEMPERATURE_ABS_MAX } from "./limits.ts";
 import { celsiusTenths, formatTenths, isWholeTenths } from "./temperatures.ts";
@@ -13,6 +14,7 @@ import type {
   LabProfile,
   LabProfileInput,
   LabSampleCommand,
+  LabSampleEvent,
   LabSampleState,
 } from "./types.ts";
 
@@ -74,12 +76,17 @@ export function profile(
       );
     }
   }
-  return whole([{
+  const by = clip(command.by, LAB_BY_CHARS_MAX);
+  // spec: courier 2.6 rules 2, 3: the cold-chain charge is due from this commit on, so a request
+  // that dies before booking it loses nothing (src/courier/reactors/lab_charges.ts books it).
+  const due = coldChainDue(state, next, command.waybill, by, ctx.now);
+  const profiled: LabSampleEvent = {
     kind: "profiled",
     waybill: command.waybill,
     courier_id: command.courier_id,
     profile: next,
-    by: clip(command.by, LAB_BY_CHARS_MAX),
+    by,
     at: ctx.now,
-  }]);
+  };
+  return whole([profiled, ...due.events], due.timers);
 }

@@ -3,6 +3,7 @@
  * ticks, seal, readings, blocks and the laboratory's decisions.
  */
 import type { Decision } from "../../../src/runtime/actor.ts";
+import type { DueCharge } from "../../../src/courier/rules/charges_due.ts";
 
 export const LAB_BLOCK_REASONS = [
   "late_sample",
@@ -131,6 +132,17 @@ export interface LabSample {
   readonly handed_over_at?: number;
   /** Runs' deliveries under way that the handover check allowed (handover.ts). Internal. */
   readonly deliveries_under_way?: readonly LabDelivery[];
+  /**
+   * The cold-chain charge while the ledger has not confirmed it booked (courier 2.6 rules 2, 3):
+   * booked by src/courier/reactors/lab_charges.ts. Internal; absent on samples kept before.
+   */
+  readonly charges_due?: readonly LabChargeDue[];
+}
+
+/** The cold-chain charge kept due until the ledger booked it (src/courier/rules/charges_due.ts). */
+export interface LabChargeDue extends DueCharge {
+  /** Who set the profile that made the sample cold chain. */
+  readonly by: string;
 }
 
 /** A run's delivery under way: the run's gate for it (network_run customs_gate.ts), its run. */
@@ -187,6 +199,8 @@ export type LabSampleCommand =
   | { readonly kind: "handover_check"; readonly delivery?: LabDelivery }
   /** The run's deliver stop handed the sample over at `at` (sent again on its retries). */
   | { readonly kind: "handed_over"; readonly at: number }
+  /** The ledger booked these charges (by source event): they are no longer due. */
+  | { readonly kind: "confirm_charges"; readonly source_events: readonly string[] }
   | { readonly kind: "get" };
 
 export type LabSampleEvent =
@@ -209,6 +223,8 @@ export type LabSampleEvent =
   | { readonly kind: "decided"; readonly decision: LabDecision }
   | { readonly kind: "handed_over"; readonly at: number }
   | { readonly kind: "handover_reserved"; readonly delivery: LabDelivery }
+  | { readonly kind: "charge_due"; readonly charge: LabChargeDue }
+  | { readonly kind: "charges_confirmed"; readonly source_events: readonly string[] }
   /** Deliveries under way ended: voided by their runs as a block was recorded. */
   | { readonly kind: "handovers_ended"; readonly tokens: readonly string[] };
 

@@ -7,11 +7,14 @@
  * is set), not at approval: the courier keeps it cold from then on, whatever the laboratory
  * decides. It is a later charge (src/courier/flows/later_charges.ts) priced from the shipment's frozen
  * rate card, source event `sample.cold_chain:<waybill>`, so setting the profile again, or a retry
- * after a failure, books it once; a fee of zero books nothing.
+ * after a failure, books it once; a fee of zero books nothing. The profile's commit keeps it due
+ * in the sample until booked (src/courier/reactors/lab_charges.ts), so a request that dies first
+ * loses nothing.
  */
 import { orRefuse, Refused } from "../../runtime/actor.ts";
 import {
   asLabSample,
+  coldChainSourceEvent,
   type LabDelivery,
   type LabSample,
   labSampleActor,
@@ -126,10 +129,6 @@ export async function labHandedOver(
 
 export function coldChainReference(waybill: string): string {
   return `COLD-${waybill}`;
-}
-
-export function coldChainSourceEvent(waybill: string): string {
-  return `sample.cold_chain:${waybill}`;
 }
 
 /**

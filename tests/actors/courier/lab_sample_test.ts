@@ -48,8 +48,10 @@ Deno.test("lab sample: the profile comes first; a range makes the sample cold ch
   h.refused({ kind: "handover_check" }, "not_found");
   assert.deepEqual(h.must({ kind: "handed_over", at: T0 }).events, [], "nothing to mark");
   const step = h.must(profileCommand());
-  assert.deepEqual(kinds(step.events), ["profiled"]);
+  // spec: courier 2.6 rule 3: the cold-chain charge is due from the profile's own commit.
+  assert.deepEqual(kinds(step.events), ["profiled", "charge_due"]);
   const s = asLabSample(step.reply!);
+  assert.deepEqual(s.charges_due, [{ source_event: "sample.cold_chain:WB1", by: "staff:usr_1" }]);
   assert.deepEqual(s.profile, {
     sample_type: "blood",
     laboratory: "Central Lab",
