@@ -7,7 +7,7 @@
  */
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { lastingRefusal, orRefuse } from "../../runtime/actor.ts";
+import { foundOrNull, lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
@@ -23,11 +23,12 @@ const BY = "system";
 
 /** Credits the cancelled trip's charge back once, and records the refund on the trip. */
 export async function refundCancelledTrip(deps: Pick<Deps, "runtime">, item: RefundItem) {
-  const read = await deps.runtime.read(tripActor, item.business_id, item.reference, {
-    kind: "get",
-  });
-  if (!read.ok || read.reply.phase !== "booked") return;
-  const { trip } = read.reply;
+  // A refused read (a full mailbox) is no answer that nothing is owed: thrown, the item kept.
+  const read = foundOrNull(
+    await deps.runtime.read(tripActor, item.business_id, item.reference, { kind: "get" }),
+  );
+  if (read === null || read.phase !== "booked") return;
+  const { trip } = read;
   if (!trip.charge || trip.refund) return;
   const credited = await refundCharge(deps, item.business_id, trip.reference, trip.charge, BY);
   // Not recorded (the trip too busy): thrown, so the item is handed over again; the credit,
@@ -42,13 +43,14 @@ export async function refundCancelledTrip(deps: Pick<Deps, "runtime">, item: Ref
 
 /** Completes a booking claimed and not finished in time; a refused charge frees its reference. */
 export async function completeStalledBooking(deps: CompleteDeps, item: StalledItem) {
-  const state = await deps.runtime.read(tripActor, item.business_id, item.reference, {
-    kind: "claim_state",
-  });
-  if (!state.ok || state.reply.phase !== "booking" || !("claim" in state.reply)) return;
+  // Never not found: any refusal (a full mailbox) is thrown, so the item is handed over again.
+  const state = orRefuse(
+    await deps.runtime.read(tripActor, item.business_id, item.reference, { kind: "claim_state" }),
+  );
+  if (state.phase !== "booking" || !("claim" in state)) return;
   const account = await businessOf(deps.runtime, item.business_id);
   try {
-    await completeBooking(deps, account, state.reply.claim, BY);
+    await completeBooking(deps, account, state.claim, BY);
   } catch (e) {
     // A refused charge released the claim: nothing is left to complete. A "not now" (an actor
     // too busy) left it, maybe charged: thrown, so the outbox hands the item over again.

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { bookingReference } from "../../../src/business/rules/booking.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { completeStalledBooking } from "../../../src/business/reactors/booking_outboxes.ts";
 import { balanceOf, book, bwp, debitsOf, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
@@ -274,5 +276,34 @@ Deno.test("book retry: a refused charge whose claim was too busy to release is n
     const retry = await book(t, b.api_key, body);
     assert.ok(retry.status === 200 || retry.status === 201, JSON.stringify(retry.body));
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
+    assert.equal(await debitsOf(t, b.id), 1);
+  }));
+
+Deno.test("book retry: a stalled booking whose claim read is refused (busy) is kept for a retry, not taken as nothing to complete", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    // The trip's mailbox is full when its creation is asked: the claim stays, charged.
+    busyAsks(t.env.runtime, commandKind("create", tripActor.type), 1);
+    const body = { ...PARCEL, external_reference: "ORD-READ" };
+    const busy = await book(t, b.api_key, body);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    const reference = bookingReference(
+      b.id,
+      { kind: "external_reference", value: "ORD-READ" },
+      () => "",
+    );
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: commandKind("claim_state", tripActor.type),
+      refuse: true,
+    });
+    const item = { business_id: b.id, reference };
+    const deps = { ...t.env, runtime: flaky.runtime, numbers: tripNumbersOf(t.env) };
+    await assert.rejects(completeStalledBooking(deps, item));
+    // The outbox's own handling completes it, charged once.
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    const done = await t.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
+    assert.ok(done.ok && done.reply.phase === "booked", JSON.stringify(done));
     assert.equal(await debitsOf(t, b.id), 1);
   }));

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { refundCancelledTrip } from "../../../src/business/reactors/booking_outboxes.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
@@ -138,6 +139,29 @@ Deno.test("trips: a refund whose trip was too busy to record it is recorded by t
     const read = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
     assert.ok(read.ok && read.reply.phase === "booked");
     // spec: business 3.1: the trip keeps the refund made for it, with its wallet transaction.
+    assert.notEqual(read.reply.trip.refund?.transaction_id ?? null, null);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+  }));
+
+Deno.test("trips: a cancelled trip's refund whose read of the trip is refused (busy) is kept for a retry, not taken as nothing to refund", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const ref = (await book(t, b.api_key, PARCEL)).body.data.reference;
+    const refused = busyAsks(t.env.runtime, commandKind("refunded", tripActor.type), 1);
+    const c = await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    await t.env.runtime.outboxesIdle();
+    assert.equal(refused(), 1);
+    // The refund's next handling meets the trip's full mailbox: not now, so the item must stay.
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", tripActor.type),
+      refuse: true,
+    });
+    const item = { business_id: b.id, reference: ref };
+    await assert.rejects(refundCancelledTrip({ runtime: flaky.runtime }, item));
+    await refundCancelledTrip(t.env, item);
+    const read = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+    assert.ok(read.ok && read.reply.phase === "booked");
     assert.notEqual(read.reply.trip.refund?.transaction_id ?? null, null);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
   }));
