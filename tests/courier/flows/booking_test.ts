@@ -23,11 +23,15 @@ import {
   withdrawStopped,
 } from "../../../src/courier/flows/booking/mod.ts";
 import { chargeKeyOf, keptCharge } from "../../../src/courier/flows/booking/fence.ts";
+import { refuseIfClaimedElsewhere } from "../../../src/courier/flows/booking/claim.ts";
+import { madeBefore } from "../../../src/courier/flows/booking/replay.ts";
+import { referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 import { waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { deliveryWindow } from "../../../src/domain/calendar.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import type { ManualClock } from "../../../src/runtime/clock.ts";
 import { HOURS } from "../../helpers/courier.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import { openTestRuntime } from "../../runtime/fixtures.ts";
 
 const COURIER = "biz_1";
@@ -303,6 +307,72 @@ Deno.test("stalled booking: nothing is completed without a charge, or for a char
     assert.equal(
       (await b.runtime.read(shipmentActor, COURIER, waybill, { kind: "get" })).ok,
       false,
+    );
+  });
+});
+
+Deno.test("booking fence: a withdrawal whose read of the prices is refused (busy) is not answered withdrawn, and the late charge still counts", async () => {
+  await withBooking(async (b) => {
+    await b.price("prc_a");
+    const flaky = flakyRuntime(b.runtime, {
+      fails: commandKind("get", priceOfferActor.type),
+      refuse: true,
+    });
+    // A full mailbox is no answer that the prices were never made: nothing was withdrawn.
+    await assert.rejects(withdrawBooking(flaky.runtime, COURIER, "prc_a"));
+    assert.equal(await keptCharge(b.runtime, CLIENT, waybillOf(COURIER, "prc_a")), null);
+    await b.charge("prc_a");
+    assert.equal(await withdrawBooking(b.runtime, COURIER, "prc_a"), "charged");
+  });
+});
+
+Deno.test("stalled booking: a read refused (busy) while completing is thrown, not taken as nothing to complete", async () => {
+  for (const type of [shipmentActor.type, priceOfferActor.type, courierClientActor.type]) {
+    await withBooking(async (b) => {
+      await b.price("prc_a");
+      await b.charge("prc_a");
+      const stalled = {
+        courierId: COURIER,
+        clientId: CLIENT,
+        waybill: waybillOf(COURIER, "prc_a"),
+      };
+      const flaky = flakyRuntime(b.runtime, { fails: commandKind("get", type), refuse: true });
+      await assert.rejects(completeStalledBooking(flaky.runtime, stalled), type);
+      assert.equal(flaky.failed(), 1, type);
+      assert.equal(await completeStalledBooking(b.runtime, stalled), true, type);
+    });
+  }
+});
+
+Deno.test("booking reads: a refused read (busy) of the reference's claim or of the shipment made is thrown, not taken as none", async () => {
+  await withBooking(async (b) => {
+    await b.price("prc_a");
+    await b.charge("prc_a");
+    const waybill = waybillOf(COURIER, "prc_a");
+    assert.equal(
+      await completeStalledBooking(b.runtime, { courierId: COURIER, clientId: CLIENT, waybill }),
+      true,
+    );
+    const busy = (type: string) =>
+      flakyRuntime(b.runtime, { fails: commandKind("get", type), refuse: true }).runtime;
+    const choice = { serviceLevel: "express", dangerousGoodsConfirmed: false };
+    // spec: courier 4.1: a booking made is answered as made, never as not made for a busy read.
+    await assert.rejects(madeBefore(busy(shipmentActor.type), COURIER, waybill, choice));
+    assert.notEqual(await madeBefore(b.runtime, COURIER, waybill, choice), null);
+    // spec: courier 4.2: the reference held by another waybill refuses duplicate_order; a busy
+    // read of its claim is not "no holder".
+    const claim = `${CLIENT}:ORD-1`;
+    const held = await b.runtime.ask(referenceClaimActor, COURIER, claim, {
+      kind: "claim",
+      waybill,
+    });
+    assert.ok(held.ok);
+    const other = waybillOf(COURIER, "prc_b");
+    const deps = { runtime: busy(referenceClaimActor.type) };
+    await assert.rejects(refuseIfClaimedElsewhere(deps, COURIER, claim, other), /actor_busy/);
+    await assert.rejects(
+      refuseIfClaimedElsewhere({ runtime: b.runtime }, COURIER, claim, other),
+      /duplicate_order/,
     );
   });
 });

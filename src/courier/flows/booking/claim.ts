@@ -9,7 +9,7 @@ import type { CourierClient } from "../../../../actors/courier/courier_client.ts
 import type { PriceOffer } from "../../../../actors/courier/price_offer.ts";
 import { claimId, referenceClaimActor } from "../../../../actors/courier/reference_claim.ts";
 import type { Deps } from "../../../environment.ts";
-import { refuse, Refused, type Rejection } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused, type Rejection } from "../../../runtime/actor.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { withdrawStopped } from "./fence.ts";
 import { type Booked, type BookingChoice, madeBefore } from "./replay.ts";
@@ -92,8 +92,9 @@ export async function refuseIfClaimedElsewhere(
   waybill: string,
 ): Promise<void> {
   if (claim === null) return;
+  // A refused read (a full mailbox) is thrown: taken as no holder, the check would pass.
   const held = await deps.runtime.read(referenceClaimActor, courierId, claim, { kind: "get" });
-  const holder = held.ok ? held.reply?.waybill ?? null : null;
+  const holder = foundOrNull(held)?.waybill ?? null;
   if (holder === null || holder === waybill) return;
   refuse("duplicate_order", `external reference already booked: ${holder}`, { waybill: holder });
 }

@@ -13,7 +13,7 @@ import {
 } from "../../../../actors/courier/price_offer.ts";
 import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
 import type { Deps } from "../../../environment.ts";
-import { orRefuse } from "../../../runtime/actor.ts";
+import { foundOrNull, orRefuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { expiredAt } from "./promise.ts";
@@ -73,9 +73,12 @@ async function stoppedBeforeCharge(
   claimedAt?: number,
 ): Promise<PriceOffer | null> {
   const runtime = deps.runtime;
-  const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
-  if (!got.ok || !got.reply) return null;
-  const offer = asOffer(got.reply);
+  // A refused read (a full mailbox) is no answer that the booking stopped: thrown, not now.
+  const got = foundOrNull(
+    await runtime.read(priceOfferActor, courierId, reference, { kind: "get" }),
+  );
+  if (!got) return null;
+  const offer = asOffer(got);
   const waybill = waybillOf(courierId, reference);
   // The charge is looked for where it would be: under the client the offer priced for (an
   // office's key may have been bound to another client's booking than the caller's).
@@ -90,7 +93,8 @@ async function stoppedBeforeCharge(
   const now = deps.clock.now();
   const stalled = claimedAt !== undefined && now - claimedAt > STOPPED_AFTER_CLAIM_MS;
   if (!stalled && !expiredAt(offer, now - STOPPED_AFTER_EXPIRY_MS)) return null;
-  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return null;
+  const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
+  if (foundOrNull(made) !== null) return null;
   return offer;
 }
 
@@ -136,10 +140,13 @@ export async function withdrawBooking(
   courierId: string,
   reference: string,
 ): Promise<"withdrawn" | "charged"> {
-  const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
-  // No offer (voided, or never made) can be charged.
-  if (!got.ok || !got.reply) return "withdrawn";
-  return await withdraw(runtime, courierId, asOffer(got.reply));
+  const got = foundOrNull(
+    await runtime.read(priceOfferActor, courierId, reference, { kind: "get" }),
+  );
+  // No offer (voided, or never made) can be charged; a refused read (a full mailbox) is thrown:
+  // answered withdrawn, the request would free its identity while the charge still can be made.
+  if (!got) return "withdrawn";
+  return await withdraw(runtime, courierId, asOffer(got));
 }
 
 /** The withdrawal itself (withdrawStopped): the first of it and the charge answers both. */

@@ -7,7 +7,7 @@ import {
   type Shipment,
   shipmentActor,
 } from "../../../../actors/courier/shipment/mod.ts";
-import { refuse } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 
 export interface Booked {
@@ -28,8 +28,9 @@ export async function madeBefore(
   waybill: string,
   choice: BookingChoice,
 ): Promise<Booked | null> {
-  const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
-  return made.ok ? replayed(asShipment(made.reply), choice) : null;
+  // A refused read (a full mailbox) is thrown: a booking made is never answered as not made.
+  const made = foundOrNull(await runtime.read(shipmentActor, courierId, waybill, { kind: "get" }));
+  return made ? replayed(asShipment(made), choice) : null;
 }
 
 /**

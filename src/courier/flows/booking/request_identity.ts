@@ -11,7 +11,7 @@ import {
   shipmentActor,
 } from "../../../../actors/courier/shipment/mod.ts";
 import type { Deps } from "../../../environment.ts";
-import { Refused, reject, type Rejection } from "../../../runtime/actor.ts";
+import { foundOrNull, Refused, reject, type Rejection } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import type { CourierClient } from "../../../../actors/courier/courier_client.ts";
@@ -39,8 +39,10 @@ export async function shipmentOf(
   reference: string,
 ): Promise<Shipment | null> {
   const waybill = waybillOf(caller.courierId, reference);
-  const got = await runtime.read(shipmentActor, caller.courierId, waybill, { kind: "get" });
-  return got.ok ? asShipment(got.reply) : null;
+  const got = foundOrNull(
+    await runtime.read(shipmentActor, caller.courierId, waybill, { kind: "get" }),
+  );
+  return got ? asShipment(got) : null;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "../../../../actors/courier/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../../../actors/courier/price_offer.ts";
 import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
+import { foundOrNull } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { chargeKeyOf } from "./fence.ts";
@@ -32,8 +33,10 @@ export async function completeStalledBooking(
   runtime: ActorRuntime,
   { courierId, clientId, waybill }: StalledBooking,
 ): Promise<boolean> {
-  // The query side may lag behind: the shipment actor is the truth.
-  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
+  // The query side may lag behind: the shipment actor is the truth. A refused read (a full
+  // mailbox) is thrown, never taken as made or as nothing to complete: the sweep looks again.
+  const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
+  if (foundOrNull(made) !== null) return false;
   const kept = await runtime.replyUnder(courierClientActor, clientId, chargeKeyOf(waybill));
   // A withdrawn charge took nothing: there is no booking to complete (withdrawStopped).
   if (isWithdrawn(kept?.reply)) return false;
@@ -42,18 +45,20 @@ export async function completeStalledBooking(
   const serviceLevel = charge?.service_level;
   // A charge kept before its request was recorded is completed by the client's retry only.
   if (!origin || serviceLevel === undefined) return false;
-  const offer = await runtime.read(priceOfferActor, courierId, origin.prices_reference, {
-    kind: "get",
-  });
-  const client = await runtime.read(courierClientActor, courierId, clientId, { kind: "get" });
-  if (!offer.ok || !client.ok) return false;
-  const held = asOffer(offer.reply);
+  const offer = foundOrNull(
+    await runtime.read(priceOfferActor, courierId, origin.prices_reference, { kind: "get" }),
+  );
+  const client = foundOrNull(
+    await runtime.read(courierClientActor, courierId, clientId, { kind: "get" }),
+  );
+  if (!offer || !client) return false;
+  const held = asOffer(offer);
   const option = held.options.find((o) => o.code === serviceLevel);
   if (!option || waybillOf(courierId, held.reference) !== waybill) return false;
   const booked = await completeBooking(runtime, {
     offer: held,
     option,
-    client: asClient(client.reply),
+    client: asClient(client),
     charge,
     waybill,
     dangerousGoodsConfirmed: origin.dangerous_goods_confirmed,
