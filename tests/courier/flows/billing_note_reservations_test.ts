@@ -21,6 +21,8 @@ import { account, charge, must, refused } from "./billing_helpers.ts";
 import { entryAsk } from "../../../actors/courier/client_ledger.ts";
 import { fillChargedEntries } from "../../../src/courier/flows/old_data/charged_entries.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { chargedEntryFill } from "../../../src/courier/flows/billing/entry_fill.ts";
 
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -247,3 +249,30 @@ function oldNote(t: TestEnv, a: Account, reference: string, amount_minor: number
     by: "test",
   });
 }
+
+Deno.test("billing notes: a refused read (busy) of the charged entry or of its account is thrown, never taken as no entry", () =>
+  withTestEnv(async (t) => {
+    const a = await account(t);
+    await charge(t, a, "W-1", 5_000);
+    const note = { entry_reference: "W-1", amount: "-10.00", reason: "refund", reference: "CN-1" };
+    // spec: courier 2.6: the entry exists; a full mailbox is answered as such, never 404.
+    const busyEntry = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", chargedEntryActor.type),
+      refuse: true,
+    });
+    const deps = { ...t.env, runtime: busyEntry.runtime };
+    await assert.rejects(
+      correctEntry(deps, a.caller, a.client, note, null),
+      (e) => e instanceof Refused && e.rejection.code === "actor_busy",
+    );
+    // The cold source of an entry the store does not hold: a busy account is no missing one
+    // (taken as missing, the entry would be loaded empty and its first commit store it so).
+    const id = chargedEntryId(a.client, "W-1");
+    const busyAccount = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", courierClientActor.type),
+      refuse: true,
+    });
+    await assert.rejects(chargedEntryFill(busyAccount.runtime)(a.caller.courier, id));
+    assert.notEqual(await chargedEntryFill(t.env.runtime)(a.caller.courier, id), null);
+    await correctEntry(t.env, a.caller, a.client, note, null);
+  }));

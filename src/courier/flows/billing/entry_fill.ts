@@ -6,6 +6,7 @@
  * entry (ActorRuntime.coldSource). The notes read with an entry are counted up to the last seq
  * read (counted_through): a note posted after the read is counted by its own outbox item, once.
  */
+import { foundOrNull } from "../../../runtime/actor.ts";
 import type { ActorRuntime, ColdSource } from "../../../runtime/runtime.ts";
 import {
   byKind,
@@ -27,8 +28,10 @@ export function chargedEntryFill(runtime: ActorRuntime): ColdSource {
     const named = chargedEntryOf(id);
     if (named === null) return null;
     // spec: courier 1.1: another tenant's account is read as missing.
+    // A refused read (a full mailbox) is thrown, so the load fails for now: taken as missing,
+    // the entry would be loaded empty and its first commit would store it so.
     const account = await runtime.read(courierClientActor, tenant, named.client, { kind: "get" });
-    if (!account.ok) return null;
+    if (foundOrNull(account) === null) return null;
     const read = await entriesInLog(runtime, named.client, (r) => r === named.reference);
     const entries = read.get(named.reference);
     if (entries === undefined) return null;

@@ -26,7 +26,7 @@ import {
   type Reserved,
 } from "../../../../actors/courier/charged_entry/mod.ts";
 import { otherAdjustments } from "../../queries/note_targets.ts";
-import { refuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { AskOptions, AskResult } from "../../../runtime/runtime.ts";
 import type { Deps } from "../../../environment.ts";
 import { type Answered, assertSameFacts, type BillingCaller, minorOf } from "./account.ts";
@@ -184,7 +184,8 @@ export async function originalEntry(
     chargedEntryId(client, target.reference),
     { kind: "get" },
   );
-  const held = got.ok ? got.reply as ChargedEntry | null : null;
+  // A refused read (a full mailbox) is thrown: an entry that exists is never answered 404.
+  const held = foundOrNull(got) as ChargedEntry | null;
   const rows = (held?.entries ?? []).filter((e) =>
     target.kind === undefined || e.kind === target.kind
   );
