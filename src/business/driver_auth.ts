@@ -10,6 +10,7 @@ import { poolDriverActor } from "../../actors/business/pool_driver.ts";
 import { bearerCredential } from "../http/bearer.ts";
 import type { AppEnv } from "../http/context.ts";
 import { driverTokenPrefix } from "../platform/flows/drivers.ts";
+import { refuseIfNotNow } from "../platform/auth/credentials.ts";
 
 /** Who a driver-app request comes from. */
 export interface PoolDriverPrincipal {
@@ -36,6 +37,7 @@ async function poolDriverPrincipal(
     kind: "authenticate",
     hash,
   });
+  refuseIfNotNow(r);
   if (!r.ok) {
     runtime.forget("credential", hash);
     return null;

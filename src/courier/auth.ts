@@ -17,7 +17,7 @@ import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { credentialRefusals, PLAN_LIMITED, rateLimit } from "../http/guards.ts";
 import { PLATFORM_DISABLED, refusing } from "../http/refusals.ts";
-import { businessAccess, limitsOf } from "../platform/auth/credentials.ts";
+import { businessAccess, limitsOf, refuseIfNotNow } from "../platform/auth/credentials.ts";
 import { credentialCacheOf } from "../platform/auth/credential_cache.ts";
 import { type BusinessAccess, businessActor } from "../../actors/platform/business/mod.ts";
 import {
@@ -186,12 +186,14 @@ async function clientIdentity(
   const runtime = c.get("env").runtime;
   if (isSession) {
     const s = await runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+    refuseIfNotNow(s);
     if (!s.ok || !s.reply || s.reply.owner !== "client_user") return null;
     const r = await runtime.read(courierClientActor, s.reply.business_id, s.reply.account_id, {
       kind: "authenticate_user",
       user_id: s.reply.user_id,
       session_epoch: s.reply.session_epoch,
     });
+    refuseIfNotNow(r);
     return r.ok && r.reply && "client_id" in r.reply ? r.reply : null;
   }
   const target = await runtime.lookup("credential", hash, { cached: true });
@@ -200,6 +202,7 @@ async function clientIdentity(
     kind: "authenticate_key",
     hash,
   });
+  refuseIfNotNow(r);
   if (r.ok && r.reply && "client_id" in r.reply) return r.reply;
   runtime.forget("credential", hash);
   return null;

@@ -21,7 +21,7 @@ import {
   rateLimit,
 } from "../../http/guards.ts";
 import { refusing } from "../../http/refusals.ts";
-import { authenticateBusiness, businessAccess, limitsOf } from "./credentials.ts";
+import { authenticateBusiness, businessAccess, limitsOf, refuseIfNotNow } from "./credentials.ts";
 import { driverTokenPrefix } from "../flows/drivers.ts";
 import {
   type BusinessPrincipal,
@@ -150,6 +150,7 @@ async function driverPrincipal(c: Context<AppEnv>, hash: string): Promise<Driver
     kind: "authenticate",
     hash,
   });
+  refuseIfNotNow(r);
   if (!r.ok) {
     runtime.forget("credential", hash);
     return null;

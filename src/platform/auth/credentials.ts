@@ -17,6 +17,7 @@ import { credentialCacheOf } from "./credential_cache.ts";
 import { apiKeyPrefix } from "../../environment.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError, fromRejection } from "../../http/errors.ts";
+import { NOT_NOW_CODES, type Rejection } from "../../runtime/actor.ts";
 import type { Limits } from "../../http/rate_limit.ts";
 import { PLAN_RATE_LIMITS } from "../../limits.ts";
 import {
@@ -26,6 +27,14 @@ import {
   STAFF_TOKEN_PREFIX,
 } from "../identity.ts";
 import { businessKeyScopes, staffScopes, withImplied } from "../rules/scopes.ts";
+
+/**
+ * Throws a credential check its actor could not answer now (a full mailbox: 503 actor_busy): a
+ * valid credential must never be told it is invalid (401), nor forgotten from the lookup cache.
+ */
+export function refuseIfNotNow(r: { readonly ok: true } | Rejection): void {
+  if (!r.ok && NOT_NOW_CODES.has(r.code)) throw fromRejection(r);
+}
 
 export async function authenticateBusiness(
   c: Context<AppEnv>,
@@ -68,6 +77,7 @@ export async function authenticateBusiness(
     kind: "authenticate_key",
     hash,
   });
+  refuseIfNotNow(r);
   if (!r.ok || !r.reply || !("principal" in r.reply)) {
     env.runtime.forget("credential", hash);
     throw refused();
@@ -95,6 +105,7 @@ async function staffPrincipal(
 ): Promise<BusinessPrincipal> {
   const env = c.get("env");
   const session = await env.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+  refuseIfNotNow(session);
   if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused();
   const s = session.reply;
   const r = await env.runtime.read(businessActor, s.business_id, s.business_id, {
@@ -102,6 +113,7 @@ async function staffPrincipal(
     staff_id: s.user_id,
     session_epoch: s.session_epoch,
   });
+  refuseIfNotNow(r);
   if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused();
   return fromAuthenticated(r.reply.access, r.reply.principal);
 }
