@@ -32,7 +32,7 @@ import { businessPrincipalOf, requireScope } from "../../src/platform/auth/princ
 import type { Scope } from "../../src/platform/rules/scopes.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
 import { Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
@@ -133,6 +133,8 @@ async function findShipment(c: Context<AppEnv>, reference: string): Promise<Ship
   for (const waybill of waybillSpellings(reference)) {
     const direct = await env.runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
     if (direct.ok) return asShipment(direct.reply);
+    // A refused read (a full mailbox) is answered 503, never 404 for a shipment that exists.
+    if (direct.code !== "not_found") throw fromRejection(direct);
   }
   const found = await shipmentByExternalReference(env.db, tenant, reference);
   if (!found) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);

@@ -18,7 +18,12 @@ import { TrackingAnswer, trackingView } from "./answers/tracking.ts";
 const tag = "Customer tracking";
 
 /** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
-function trackingError(c: Context<AppEnv>, status: 403 | 404, error: string, message: string) {
+function trackingError(
+  c: Context<AppEnv>,
+  status: 403 | 404 | 503,
+  error: string,
+  message: string,
+) {
   return c.json(envelope(c, { success: false, error, message }), status);
 }
 
@@ -62,6 +67,8 @@ export function trackingRoutes(api: Api): void {
       );
     }
     const got = await env.runtime.read(shipmentActor, target.tenant, target.id, { kind: "get" });
+    // A refused read (a full mailbox) is answered 503, never 404 for a link that works.
+    if (!got.ok && got.code !== "not_found") return trackingError(c, 503, got.code, got.message);
     if (!got.ok || !("waybill" in got.reply)) return notFound();
     return ok(c, trackingView(got.reply, env.clock.now()));
   });

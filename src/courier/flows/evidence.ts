@@ -15,7 +15,7 @@ import {
 } from "../../../actors/courier/evidence_file.ts";
 import type { EvidenceFileRef } from "../../../actors/courier/alert.ts";
 import { sha256Hex } from "../../domain/secrets.ts";
-import type { Rejection } from "../../runtime/actor.ts";
+import { foundOrNull, type Rejection } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 export { EVIDENCE_FILE_BYTES_MAX };
@@ -91,9 +91,9 @@ export async function readEvidence(
 ): Promise<{ readonly file: EvidenceFile; readonly bytes: Uint8Array } | null> {
   if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
   const id = evidenceFileId(tenant, sha256);
-  const got = await runtime.read(evidenceFileActor, tenant, id, { kind: "get" });
-  if (!got.ok || !got.reply || !got.reply.complete) return null;
-  const file = got.reply;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for a file that exists.
+  const file = foundOrNull(await runtime.read(evidenceFileActor, tenant, id, { kind: "get" }));
+  if (!file || !file.complete) return null;
   const bytes = new Uint8Array(file.size);
   let next = 0;
   for await (const stored of runtime.events(evidenceFileActor, id)) {

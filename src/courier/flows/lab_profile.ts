@@ -4,7 +4,7 @@
  * it boarded count a cold slot per piece (2.10), and the cold-chain charge is booked once
  * (lab.ts bookColdChain).
  */
-import { refuse } from "../../runtime/actor.ts";
+import { foundOrNull, refuse } from "../../runtime/actor.ts";
 import {
   checklistId,
   type ChecklistVersion,
@@ -78,11 +78,12 @@ async function checklistRef(
   code: string,
   version: number | undefined,
 ): Promise<LabChecklistRef> {
-  const r = await runtime.ask(complianceChecklistActor, tenant, checklistId(tenant, code), {
-    kind: "get",
-  });
-  if (!r.ok) refuse("not_found", `no compliance checklist ${code}`);
-  const versions = r.reply.checklist.versions;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
+  const r = foundOrNull(
+    await runtime.ask(complianceChecklistActor, tenant, checklistId(tenant, code), { kind: "get" }),
+  );
+  if (r === null) refuse("not_found", `no compliance checklist ${code}`);
+  const versions = r.checklist.versions;
   const found: ChecklistVersion | undefined = version === undefined
     ? versions.at(-1)
     : versions.find((v) => v.version === version);

@@ -19,7 +19,7 @@ import {
   retailPacketActor,
 } from "../../../actors/courier/retail_packet.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse, type Rejection } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse, type Rejection } from "../../runtime/actor.ts";
 
 /** A store as the courier registers it. */
 export interface StoreInput {
@@ -65,11 +65,14 @@ export async function ownStore(
   caller: StoreClient,
   storeId: string,
 ): Promise<ClientStore> {
-  const r = await deps.runtime.read(clientStoreActor, caller.courierId, storeId, { kind: "get" });
-  if (!r.ok || asStore(r.reply).client_id !== caller.clientId) {
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
+  const r = foundOrNull(
+    await deps.runtime.read(clientStoreActor, caller.courierId, storeId, { kind: "get" }),
+  );
+  if (r === null || asStore(r).client_id !== caller.clientId) {
     refuse("not_found", `store not found: ${storeId}`);
   }
-  return asStore(r.reply);
+  return asStore(r);
 }
 
 /** One packet's move: the packet as it is after it, or the refusal. */

@@ -3,7 +3,7 @@
  * shipments (another tenant's, or none, is not found), or one of a client's own, and record a scan
  * on it exactly once per key. A shipment already closed keeps its final state; the caller's own record still stands.
  */
-import { refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused } from "../../runtime/actor.ts";
 import {
   asShipment,
   type ScanInput,
@@ -20,9 +20,10 @@ export async function shipmentIn(
   tenant: string,
   waybill: string,
 ): Promise<Shipment> {
-  const got = await runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
-  if (!got.ok) refuse("not_found", `shipment not found: ${waybill}`);
-  return asShipment(got.reply);
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
+  const got = foundOrNull(await runtime.read(shipmentActor, tenant, waybill, { kind: "get" }));
+  if (got === null) refuse("not_found", `shipment not found: ${waybill}`);
+  return asShipment(got);
 }
 
 /**

@@ -5,9 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, clientKey, newClient, newCourier } from "../../helpers/courier.ts";
+import {
+  bookShipment,
+  bookWaybill,
+  clientKey,
+  newClient,
+  newCourier,
+} from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { alerts, board, ready, scan } from "./operations_fixtures.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 
 Deno.test("operations: a scan moves headline, custody and milestones; the board shows it", () =>
   withTestEnv(async (t) => {
@@ -231,4 +239,30 @@ Deno.test("operations: pieces in different places with no exception raise pieces
     );
     const row = (await board(t, courier)).data[0]!;
     assert.deepEqual(row["pieces"], { count: 2, places: 2 });
+  }));
+
+Deno.test("operations: a shipment whose read meets a busy actor answers 503 actor_busy, not 404, to operations and to its tracking link", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { waybill, tracking_url } = await bookShipment(t, client);
+    const key = courier.business.api_key;
+    const token = tracking_url.split("/").at(-1)!;
+    const calls = [
+      () => t.call("GET", `/business/courier/operations/${waybill}`, { key }),
+      () => t.call("GET", `/s/${token}`),
+    ];
+    for (const call of calls) {
+      let busy = { status: 0, body: {} as { code?: string; error?: string } };
+      const failed = await whileFlaky(t.env, {
+        fails: commandKind("get", shipmentActor.type),
+        refuse: true,
+      }, async () => {
+        busy = await call();
+      });
+      assert.equal(failed, 1);
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      // Tracking answers name the code `error` (CONTRACT "Errors").
+      assert.equal(busy.body.code ?? busy.body.error, "actor_busy");
+      assert.equal((await call()).status, 200);
+    }
   }));

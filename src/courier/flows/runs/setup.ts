@@ -11,7 +11,7 @@ import {
 } from "../../../../actors/courier/network_run/mod.ts";
 import { courierClientActor } from "../../../../actors/courier/courier_client.ts";
 import { driverActor } from "../../../../actors/platform/driver.ts";
-import { refuse } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse } from "../../../runtime/actor.ts";
 import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
 import { derivedId, newId } from "../../../runtime/ids.ts";
 import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
@@ -52,8 +52,9 @@ export interface NewRunInput {
 /** Refuses `validation_failed` on driver_id unless it names one of the courier's drivers. */
 async function needDriver(deps: RunDeps, caller: RunCaller, driverId: string | null) {
   if (!driverId) return;
+  // A refused read (a full mailbox) is thrown (503): a driver that exists is no bad field.
   const d = await deps.runtime.read(driverActor, caller.tenant, driverId, { kind: "get" });
-  if (!d.ok) invalid([{ path: "driver_id", message: "no such driver" }]);
+  if (foundOrNull(d) === null) invalid([{ path: "driver_id", message: "no such driver" }]);
 }
 
 export async function createRun(
@@ -146,7 +147,7 @@ async function stopLoad(
     // The client the work is for, and whose failed collection is charged, is this courier's.
     const id = body.work_order.courier_client_id;
     const client = await deps.runtime.read(courierClientActor, caller.tenant, id, { kind: "get" });
-    if (!client.ok) {
+    if (foundOrNull(client) === null) {
       invalid([{ path: "work_order.courier_client_id", message: `no such client: ${id}` }]);
     }
   }
