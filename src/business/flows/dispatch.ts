@@ -50,9 +50,12 @@ const notFound = (): never => refuse("not_found", "offer not found");
 /** The trip of an offer made to this driver, as it is now; 404 for anyone else's. */
 async function offeredTrip(deps: D, driverId: string, offerId: string): Promise<Trip> {
   const of = tripOfOffer(offerId) ?? notFound();
-  const r = await deps.runtime.read(tripActor, of.business_id, of.reference, { kind: "get" });
-  if (!r.ok || r.reply.phase !== "booked") return notFound();
-  const t = r.reply.trip;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
+  const r = foundOrNull(
+    await deps.runtime.read(tripActor, of.business_id, of.reference, { kind: "get" }),
+  );
+  if (r === null || r.phase !== "booked") return notFound();
+  const t = r.trip;
   const mine = t.offer?.offer_id === offerId && t.offer.driver_id === driverId;
   // Once answered, the offer stays the driver's: their trip, or one they let go.
   if (!mine && t.driver?.id !== driverId && !t.dispatch.excluded.includes(driverId)) {
@@ -180,9 +183,10 @@ export async function declineOffer(
 export async function waitingOffer(deps: D, driverId: string): Promise<Trip | null> {
   const at = await deps.runtime.lookup(DRIVER_OFFER_INDEX, driverId);
   if (!at || at.type !== tripActor.type) return null;
-  const r = await deps.runtime.read(tripActor, at.tenant, at.id, { kind: "get" });
-  if (!r.ok || r.reply.phase !== "booked") return null;
-  const t = r.reply.trip;
+  // A refused read (a full mailbox) is thrown (503): never "no offer" while one waits.
+  const r = foundOrNull(await deps.runtime.read(tripActor, at.tenant, at.id, { kind: "get" }));
+  if (r === null || r.phase !== "booked") return null;
+  const t = r.trip;
   return t.offer?.driver_id === driverId ? t : null;
 }
 

@@ -20,7 +20,7 @@ import {
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
   type EvidenceUpload,
@@ -190,11 +190,12 @@ async function basketFinished(deps: TripDeps, trip: Trip): Promise<boolean> {
   const got = await deps.runtime.read(shoppingOrderActor, business, trip.reference, {
     kind: "get",
   });
-  const order = got.ok ? got.reply : null;
+  // A refused read (a full mailbox) is thrown (503), never taken as a basket not collected.
+  const order = foundOrNull(got);
   if (order?.phase !== "booked" || order.stores.length === 0) return false;
   const stores = await Promise.all(order.stores.map(async (s) => {
     const r = await deps.runtime.read(shoppingStoreActor, business, s.store_id, { kind: "get" });
-    return r.ok ? r.reply : null;
+    return foundOrNull(r);
   }));
   return stores.every((s) => s !== null && s.status !== "pending");
 }

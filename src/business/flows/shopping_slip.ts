@@ -7,7 +7,7 @@
 import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { qtySupplied } from "../../shopping/rules/float.ts";
 import type { OrderItem } from "../rules/documents/facts.ts";
 
@@ -17,8 +17,9 @@ export async function shoppingSlipItems(
   business: string,
   reference: string,
 ): Promise<OrderItem[] | null> {
+  // A refused read (a full mailbox) is thrown: the trip would be taken as no shopping order.
   const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
-  const order = got.ok ? got.reply : null;
+  const order = foundOrNull(got);
   if (!order || order.phase !== "booked") return null;
   if (!order.basket) {
     const finished = Object.keys(order.parts ?? {}).length;
@@ -42,7 +43,7 @@ export async function shoppingPickItems(
   reference: string,
 ): Promise<OrderItem[] | null> {
   const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
-  const order = got.ok ? got.reply : null;
+  const order = foundOrNull(got);
   if (!order || order.phase !== "booked") return null;
   return await itemsOfOrder(deps, order);
 }

@@ -304,8 +304,9 @@ export async function shoppingOrderOf(
   business: string,
   reference: string,
 ): Promise<ShoppingOrderLive> {
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
   const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
-  const order = got.ok ? got.reply : null;
+  const order = foundOrNull(got);
   if (!order || order.phase !== "booked") {
     refuse("not_found", `shopping order not found: ${reference}`);
   }

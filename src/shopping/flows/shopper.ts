@@ -21,7 +21,14 @@ import { imageTypeOf } from "../../business/rules/driver_actions.ts";
 import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
 import { toMinor } from "../../domain/money.ts";
 import type { Deps } from "../../environment.ts";
-import { type FieldError, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import {
+  type FieldError,
+  foundOrNull,
+  invalidFields,
+  orRefuse,
+  refuse,
+  Refused,
+} from "../../runtime/actor.ts";
 import type { LineReport, ReportedOutcome } from "../rules/shopper.ts";
 import { shoppingCapabilityOf } from "./capability.ts";
 
@@ -92,7 +99,8 @@ async function bookedOrder(
   const got = await deps.runtime.read(shoppingOrderActor, trip.business_id, trip.reference, {
     kind: "get",
   });
-  const order = got.ok ? got.reply : null;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for one that exists.
+  const order = foundOrNull(got);
   if (!order || order.phase !== "booked") {
     refuse("not_found", `shopping order not found: ${reference}`);
   }

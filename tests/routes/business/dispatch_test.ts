@@ -9,6 +9,8 @@ import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
 import {
   balanceOf,
   bookedReference,
@@ -282,4 +284,32 @@ Deno.test("dispatch: a freed driver is offered a waiting trip their vehicle fits
     // is offered to them, whatever waits ahead of it.
     const rider = await onlineDriverAt(t, -24.650, 25.9086);
     assert.equal((await offerOf(t, rider.token)).reference, small);
+  }));
+
+Deno.test("dispatch: a driver's offer whose trip read meets a busy actor answers 503 actor_busy, not 'no offer' nor 404; then it is accepted", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.650, 25.9086);
+    const reference = await bookedReference(t, b.api_key);
+    const offer = await offerOf(t, near.token);
+    assert.equal(offer.reference, reference);
+    const calls = [
+      () => t.call("GET", "/driver/offers", { bearer: near.token }),
+      () => answer(t, near.token, offer.offer_id, "accept"),
+    ];
+    for (const call of calls) {
+      let busy = { status: 0, body: {} as { code?: string } };
+      const failed = await whileFlaky(t.env, {
+        fails: commandKind("get", tripActor.type),
+        refuse: true,
+      }, async () => {
+        busy = await call();
+      });
+      assert.equal(failed, 1);
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      assert.equal(busy.body.code, "actor_busy");
+    }
+    const accepted = await answer(t, near.token, offer.offer_id, "accept");
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.equal(accepted.body.data.outcome, "accepted");
   }));
