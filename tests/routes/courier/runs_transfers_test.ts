@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
-import { flakyRuntime } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { claimBack } from "../../../src/courier/flows/runs/planning.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { bookWaybill, newCourier, newDriver } from "../../helpers/courier.ts";
 import {
@@ -373,4 +375,31 @@ Deno.test("runs: a run's arrival closes the linehaul of what it carried, once; w
     assert.deepEqual(await trailOf(t, courier, carried), ["collected", "departed", "arrived"]);
     await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [carried] });
     assert.deepEqual(await milestonesOf(t, courier, carried), ["depot_dwell", "promise"]);
+  }));
+
+Deno.test("runs: a refused transfer's claim is not moved back on a busy read (the target run, the shipment's claim) nor lost on a busy ask: thrown, then moved once", () =>
+  withTestEnv(async (t) => {
+    const [tenant, waybill] = ["biz_claims", "WB0000000001"];
+    const at = { from: "run_from", to: "run_to", waybill };
+    const planned = await t.env.runtime.ask(shipmentRunsActor, tenant, waybill, {
+      kind: "plan",
+      run_id: at.to,
+    });
+    assert.ok(planned.ok);
+    const claimOn = async () => {
+      const r = await t.env.runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+      return r.ok ? r.reply.planned_on?.run_id : null;
+    };
+    // spec: courier 3.4: a target run not readable now may have the shipment open: not known
+    // to have nothing, so the claim stays where it is and the caller is told "not now".
+    for (const type of [networkRunActor.type, shipmentRunsActor.type]) {
+      const busy = flakyRuntime(t.env.runtime, { fails: commandKind("get", type), refuse: true });
+      await assert.rejects(claimBack(busy.runtime, tenant, at), type);
+      assert.equal(await claimOn(), at.to, type);
+    }
+    busyAsks(t.env.runtime, commandKind("plan", shipmentRunsActor.type), 1);
+    await assert.rejects(claimBack(t.env.runtime, tenant, at));
+    assert.equal(await claimOn(), at.to);
+    await claimBack(t.env.runtime, tenant, at);
+    assert.equal(await claimOn(), at.from);
   }));
