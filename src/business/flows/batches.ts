@@ -21,7 +21,7 @@ import { freeMinor, walletActor } from "../../../actors/platform/wallet.ts";
 import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { formatMinor } from "../../domain/money.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import {
@@ -328,9 +328,10 @@ export async function bookBatch(
   const r = input.request;
   const id = batchReference(business, keyOf(input), () => crypto.randomUUID());
   const fingerprint = fingerprintOf(input.body);
-  const known = await deps.runtime.read(batchActor, business, id, { kind: "get" });
-  // A claimed reference is the claim's to answer (replay or conflict), whatever has changed since.
-  const draft = known.ok ? known.reply.batch : await newDraft(deps, business, id, input);
+  // A claimed reference is the claim's to answer (replay or conflict), whatever has changed since;
+  // a refused read (a full mailbox) is thrown, never taken as free (a new draft refused).
+  const known = foundOrNull(await deps.runtime.read(batchActor, business, id, { kind: "get" }));
+  const draft = known ? known.batch : await newDraft(deps, business, id, input);
   const claimed = orRefuse(
     await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
   );

@@ -3,6 +3,7 @@ import { commandKind, failAsks, flakyRuntime } from "../../helpers/faults.ts";
 import { until } from "../../helpers/receiver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
 import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
 import {
   bookBatchThrough,
@@ -131,4 +132,28 @@ Deno.test("batches retry: a stop booked after the catalogue's fares rose is bill
     const later = await postBatch(t, b.api_key, { ...raw, external_reference: "EOD-LATER" });
     assert.equal(later.status, 201, JSON.stringify(later.body));
     assert.ok(later.body.data.billing_amount > retry.body.data.billing_amount);
+  }));
+
+Deno.test("batches retry: a retry whose read of its batch meets a busy actor answers 503, not a refusal of the new draft (funds since spent); then it replays", () =>
+  withTestEnv(async (t) => {
+    // Funds for one batch of LINE (190.74), not two.
+    const b = await fundedBusiness(t, "300.00");
+    const body = { segment: "parcel", stops: LINE, external_reference: "EOD-BUSY" };
+    const first = await postBatch(t, b.api_key, body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // spec: business appendix 2: a claimed reference is the claim's to answer; a full mailbox is
+    // no answer that it is free, and the batch is never planned and funded again.
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", "business_batch"),
+      refuse: true,
+    });
+    await assert.rejects(
+      bookBatchThrough(t, flaky.runtime, b.id, body),
+      (e) => e instanceof Refused && e.rejection.code === "actor_busy",
+    );
+    assert.equal(flaky.failed(), 1);
+    const retry = await postBatch(t, b.api_key, body);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.id, first.body.data.id);
+    assert.equal(await debitsOf(t, b.id), LINE.length);
   }));
