@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { deliver } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { boardRun } from "../../../src/courier/flows/runs/loads.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
 import { newRun, post, ready, runtimeWithGap, trailOf } from "./runs_fixtures.ts";
 
@@ -57,4 +59,21 @@ Deno.test("runs: an out-of-range reading recorded between the delivery's checks 
       lab_handover: true,
     });
     assert.equal(handed.data.items[0].state, "lab_handover");
+  }));
+
+Deno.test("runs: a shipment boarding a run whose laboratory record is not readable now (busy) is not taken as not cold chain: thrown", () =>
+  withTestEnv(async (t) => {
+    const [tenant, waybill] = ["biz_cold", "WB0000000002"];
+    // spec: courier 3.4: a cold-chain sample needs a cold slot; a full mailbox is no answer
+    // that the shipment has no sample.
+    const busy = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", "lab_sample"),
+      refuse: true,
+    });
+    await assert.rejects(
+      boardRun(busy.runtime, tenant, waybill, "run_1"),
+      (e) => e instanceof Refused && e.rejection.code === "actor_busy",
+    );
+    assert.equal(busy.failed(), 1);
+    assert.equal(await boardRun(t.env.runtime, tenant, waybill, "run_1"), false);
   }));

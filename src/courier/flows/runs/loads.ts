@@ -12,7 +12,7 @@ import {
 import { asLabSample, labSampleActor } from "../../../../actors/courier/lab_sample/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
 import type { Shipment } from "../../../../actors/courier/shipment/mod.ts";
-import { orRefuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */
@@ -62,8 +62,10 @@ async function sampleIsColdChain(
   tenant: string,
   waybill: string,
 ): Promise<boolean> {
-  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" });
-  return r.ok && asLabSample(r.reply).cold_chain;
+  // A refused ask (a full mailbox) is thrown: taken as no sample, a cold-chain sample would
+  // board without a cold slot (spec: courier 3.4).
+  const r = foundOrNull(await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" }));
+  return r !== null && asLabSample(r).cold_chain;
 }
 
 /**
