@@ -34,6 +34,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Email } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
+import { refuseIfNotNow } from "../../src/platform/auth/credentials.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import {
   ClientApiKeyAnswer,
@@ -83,6 +84,8 @@ export function clientApiRoutes(api: Api): void {
         email: body.email,
       })
       : null;
+    // A lookup refused for now (a full mailbox) is no wrong password: answered 503, not counted.
+    if (r) refuseIfNotNow(r);
     const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
     const matches = await passwordMatches(
       body.password,

@@ -7,7 +7,7 @@ import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { hashPassword, passwordMatches, verifyPassword } from "../../domain/secrets.ts";
 import { weakPasswordReason } from "../../domain/passwords.ts";
 import type { Deps } from "../../environment.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { invalidFields, NOT_NOW_CODES, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { type BusinessPrincipal, principalName, STAFF_TOKEN_PREFIX } from "../identity.ts";
 import { businessOf } from "./businesses.ts";
 import { type OpenedSession, openSession, type SignInAttempt } from "./sessions.ts";
@@ -35,6 +35,8 @@ export async function signIn(
       email: input.email,
     }, { requestId: deps.requestId })
     : null;
+  // A lookup refused for now (a full mailbox) is no wrong password: answered 503, not counted.
+  if (r && !r.ok && NOT_NOW_CODES.has(r.code)) throw new Refused(r);
   const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
   const matches = await passwordMatches(
     input.password,

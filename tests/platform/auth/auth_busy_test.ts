@@ -74,3 +74,37 @@ Deno.test("auth: a key, a driver token or a client key whose check meets a busy 
       assert.equal(again.status, 200, `${type}: ${JSON.stringify(again.body)}`);
     }
   }, { routers: [probes] }));
+
+Deno.test("auth: a portal or client sign-in whose lookup of the person meets a busy actor answers 503 actor_busy, not 'password is wrong'; then it signs in", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const b = courier.business as unknown as { owner: { email: string; password: string } };
+    const calls: [string, string, () => Promise<Answer>][] = [
+      [
+        businessActor.type,
+        "staff_for_login",
+        () => t.call("POST", "/business/login", { body: b.owner }),
+      ],
+      [
+        courierClientActor.type,
+        "user_for_login",
+        () => t.call("POST", "/client/login", { body: client.user }),
+      ],
+    ];
+    for (const [type, kind, call] of calls) {
+      let busy: Answer = { status: 0, body: {} };
+      const failed = await whileFlaky(
+        t.env,
+        { fails: commandKind(kind, type), refuse: true },
+        async () => {
+          busy = await call();
+        },
+      );
+      assert.equal(failed, 1, type);
+      assert.equal(busy.status, 503, `${type}: ${JSON.stringify(busy.body)}`);
+      assert.equal(busy.body.code, "actor_busy", type);
+      const again = await call();
+      assert.equal(again.status, 200, `${type}: ${JSON.stringify(again.body)}`);
+    }
+  }));
