@@ -184,8 +184,9 @@ async function checkFunds(deps: BatchDeps, account: Business, plan: BatchPlan) {
 /** What the stops not booked yet cost (a stop still being booked counts: it may not be paid). */
 export async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
   const owed = await Promise.all(batch.stops.map(async (s) => {
+    // A refused read (a full mailbox) is thrown: a booked stop counted owed is held for again.
     const r = await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" });
-    return r.ok && r.reply.phase === "booked" ? 0 : s.billing_amount_minor;
+    return foundOrNull(r)?.phase === "booked" ? 0 : s.billing_amount_minor;
   }));
   return owed.reduce((a, b) => a + b, 0);
 }
@@ -387,9 +388,12 @@ export async function readBatch(deps: Pick<Deps, "runtime">, business: string, i
   const batch = orRefuse(await deps.runtime.read(batchActor, business, id, { kind: "get" })).batch;
   const trips = new Map<string, { id: number; status: string }>();
   await Promise.all(batch.stops.map(async (s) => {
-    const r = await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" });
-    if (r.ok && r.reply.phase === "booked") {
-      trips.set(s.trip_reference, { id: r.reply.trip.id, status: r.reply.trip.status });
+    // A refused read is thrown (503), never shown as a stop still being booked.
+    const r = foundOrNull(
+      await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" }),
+    );
+    if (r?.phase === "booked") {
+      trips.set(s.trip_reference, { id: r.trip.id, status: r.trip.status });
     }
   }));
   return { batch, trips: trips as StopTrips };

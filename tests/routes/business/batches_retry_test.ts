@@ -4,6 +4,9 @@ import { until } from "../../helpers/receiver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
+import { batchActor } from "../../../actors/business/batch.ts";
+import { unbookedMinor } from "../../../src/business/flows/batches.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
 import {
   bookBatchThrough,
@@ -156,4 +159,26 @@ Deno.test("batches retry: a retry whose read of its batch meets a busy actor ans
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.body.data.id, first.body.data.id);
     assert.equal(await debitsOf(t, b.id), LINE.length);
+  }));
+
+Deno.test("batches retry: what a batch's stops still owe is never counted from a busy read of their trips (a booked stop owes nothing): thrown", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { segment: "parcel", stops: LINE, external_reference: "EOD-OWED" };
+    const first = await postBatch(t, b.api_key, body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const id = first.body.data.id;
+    const batch = await t.env.runtime.read(batchActor, b.id, id, { kind: "get" });
+    assert.ok(batch.ok);
+    const deps = { ...t.env, numbers: tripNumbersOf(t.env) };
+    assert.equal(await unbookedMinor(deps, b.id, batch.reply.batch), 0);
+    // spec: business 4.2: counted owed, a booked stop would be held for (and refused) again.
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", "business_trip"),
+      refuse: true,
+    });
+    await assert.rejects(
+      unbookedMinor({ ...deps, runtime: flaky.runtime }, b.id, batch.reply.batch),
+      (e) => e instanceof Refused && e.rejection.code === "actor_busy",
+    );
   }));
