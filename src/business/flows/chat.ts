@@ -11,7 +11,7 @@ import {
 } from "../../../actors/business/trip_chat.ts";
 import { constantTimeEqual } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { type ChatAuthor, chatClosedReason } from "../rules/chat.ts";
 
 type ChatDeps = Pick<Deps, "runtime" | "clock">;
@@ -25,8 +25,11 @@ export interface ChatParty {
 async function tripByReference(deps: ChatDeps, reference: string): Promise<Trip | null> {
   const target = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, reference);
   if (!target) return null;
-  const r = await deps.runtime.read(tripActor, target.tenant, target.id, { kind: "get" });
-  return r.ok && r.reply.phase === "booked" ? r.reply.trip : null;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for a trip that exists.
+  const r = foundOrNull(
+    await deps.runtime.read(tripActor, target.tenant, target.id, { kind: "get" }),
+  );
+  return r?.phase === "booked" ? r.trip : null;
 }
 
 /** The customer: the trip's chat_token, compared in constant time. */

@@ -99,7 +99,9 @@ export async function driverTrip(
   const r = await deps.runtime.read(tripActor, found.tenant, found.id, { kind: "get" });
   // spec (CONTRACT "Driver app"): a trip offered to the driver or assigned to them; acting on
   // one merely offered is refused by the trip (its driver is another, or none).
-  const t = r.ok && r.reply.phase === "booked" ? r.reply.trip : null;
+  // A refused read (a full mailbox) is thrown (503), never answered 404 for the driver's trip.
+  const now = foundOrNull(r);
+  const t = now?.phase === "booked" ? now.trip : null;
   if (t === null || (t.driver?.id !== driverId && t.offer?.driver_id !== driverId)) {
     notFound(reference);
   }

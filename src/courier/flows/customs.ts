@@ -9,7 +9,7 @@
  * Refusals are thrown as domain refusals (Refused: the route renders them; other callers read
  * `rejection.code`).
  */
-import { Refused } from "../../runtime/actor.ts";
+import { foundOrNull, Refused } from "../../runtime/actor.ts";
 import {
   type Crossing,
   type CrossingCommand,
@@ -277,8 +277,11 @@ export async function crossingsOfShipment(
   for (const id of listed) crossings.push(await getCrossing(runtime, tenant, id));
   const booked = bookingCrossingIdOf(tenant, shipment.waybill);
   if (shipment.from_country !== shipment.to_country && !listed.includes(booked)) {
-    const got = await runtime.read(customsCrossingActor, tenant, booked, { kind: "get" });
-    if (got.ok && got.reply) crossings.unshift(got.reply.crossing);
+    // A refused read (a full mailbox) is thrown (503), never shown as no booking crossing.
+    const got = foundOrNull(
+      await runtime.read(customsCrossingActor, tenant, booked, { kind: "get" }),
+    );
+    if (got) crossings.unshift(got.crossing);
   }
   return crossings;
 }

@@ -295,6 +295,7 @@ Deno.test("dispatch: a driver's offer whose trip read meets a busy actor answers
     assert.equal(offer.reference, reference);
     const calls = [
       () => t.call("GET", "/driver/offers", { bearer: near.token }),
+      () => t.call("GET", `/driver/trips/${reference}`, { bearer: near.token }),
       () => answer(t, near.token, offer.offer_id, "accept"),
     ];
     for (const call of calls) {
