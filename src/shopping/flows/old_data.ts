@@ -13,6 +13,7 @@
  */
 import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { foundOrNull } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { endOrderStores } from "./trip_ended.ts";
 
@@ -35,10 +36,11 @@ export async function endStoresOfCancelledTrips(runtime: ActorRuntime): Promise<
   for await (const { record } of runtime.stored(shoppingOrderActor)) {
     const order = record.state as ShoppingOrder | null;
     if (order?.phase !== "booked" || order.basket) continue;
-    const trip = await runtime.read(tripActor, order.business_id, order.reference, { kind: "get" });
-    if (!trip.ok || trip.reply.phase !== "booked" || trip.reply.trip.status !== "cancelled") {
-      continue;
-    }
+    // A refused read (a full mailbox) is thrown, so the pass runs again at the next start: a
+    // cancelled trip skipped here would leave its stores pending and their goods uncharged.
+    const got = await runtime.read(tripActor, order.business_id, order.reference, { kind: "get" });
+    const trip = foundOrNull(got);
+    if (trip?.phase !== "booked" || trip.trip.status !== "cancelled") continue;
     const { business_id, reference, fingerprint } = order;
     await endOrderStores(runtime, { business_id, reference, fingerprint });
     ended++;

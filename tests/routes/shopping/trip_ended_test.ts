@@ -12,6 +12,8 @@ import { until } from "../../helpers/receiver.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { endStoresOfCancelledTrips } from "../../../src/shopping/flows/old_data.ts";
 import { collect, recordLine, storeIdsOf } from "./events_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
 
@@ -152,4 +154,18 @@ Deno.test("shopping trip cancelled before the fix with stores pending: the next 
       "collected",
       "unavailable",
     ]);
+  }));
+
+Deno.test("shopping old data: the pass over cancelled trips' stores meeting a busy trip is thrown (run again at the next start), never a trip taken as not cancelled", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const made = await createOrder(t, b.api_key, orderBody("ORD-PASS", { stores: 1, lines: 1 }));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const busy = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", tripActor.type),
+      refuse: true,
+    });
+    await assert.rejects(endStoresOfCancelledTrips(busy.runtime));
+    assert.equal(busy.failed(), 1);
+    assert.equal(await endStoresOfCancelledTrips(t.env.runtime), 0);
   }));
