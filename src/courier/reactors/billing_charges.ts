@@ -7,6 +7,7 @@
  * handed over twice is one event.
  */
 import { OutboxHandling } from "../../runtime/outbox_handling.ts";
+import { foundOrNull } from "../../runtime/actor.ts";
 import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { CourierClientEvent } from "../../../actors/courier/courier_client.ts";
 import {
@@ -165,8 +166,11 @@ export class ChargeEvents {
 
   async #shipmentOf(tenant: string, entry: LedgerEntry): Promise<ChargeShipment | null> {
     if (entry.shipment === null) return null;
+    // A refused read (a full mailbox) is thrown, so the item is made again: sent without the
+    // shipment's references, the event (its id derived) could never be sent right (courier 2.7).
     const got = await this.#o.runtime.read(shipmentActor, tenant, entry.shipment, { kind: "get" });
-    const refs = got.ok && "references" in got.reply ? got.reply.references : null;
+    const found = foundOrNull(got);
+    const refs = found && "references" in found ? found.references : null;
     return {
       waybill: entry.shipment,
       external_customer_code: refs?.external_customer_code ?? null,

@@ -27,10 +27,13 @@ import {
   type Courier,
   newClient,
   newCourier,
+  postCharge,
   topUp,
 } from "../../helpers/courier.ts";
 import { advance, until, untilRecorded } from "../../helpers/receiver.ts";
 import { bookedEvent, setEndpoint, withReceiver } from "./billing_events_fixtures.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 Deno.test("billing events: a charge is sent V3-signed, retried on the clock, deduped once", () =>
   withTestEnv((t) =>
@@ -416,3 +419,38 @@ async function postZarDuties(
   }, entryAsk(source));
   assert.ok(posted.ok, JSON.stringify(posted));
 }
+
+Deno.test("billing events: a charge whose shipment read meets a busy actor is made by the retry with the shipment's references, never without them", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    await t.env.reactors["billing_events"]!.close();
+    // The charge's handling reads the shipment while its mailbox is full.
+    const busy = flakyRuntime(t.env.runtime, {
+      fails: commandKind("get", "shipment"),
+      refuse: true,
+    });
+    const billing = new BillingEvents({ runtime: busy.runtime, bus: t.env.bus, db: t.env.db });
+    try {
+      const waybill = await bookWaybill(t, client, { external_billing_reference: "EBR-9" });
+      await t.env.runtime.outboxesIdle();
+      // A later charge on the shipment: its event reads the shipment's references.
+      await postCharge(t, courier, client, { reference: "ADM-9", shipment: waybill });
+      await t.env.runtime.outboxesIdle();
+      assert.equal(busy.failed(), 1);
+      outboxRetryDue(t.clock);
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      const eventId = await eventIdOf("billing", courier.business.id, client.id, "ADM-9");
+      const got = await t.env.runtime.read(outboundEventActor, courier.business.id, eventId, {
+        kind: "get",
+      });
+      assert.ok(got.ok && got.reply, JSON.stringify(got));
+      // spec: courier 2.7: a charge event carries the shipment's references.
+      const body = JSON.parse(got.reply.raw_body);
+      assert.equal(body.shipment?.external_billing_reference, "EBR-9");
+    } finally {
+      await billing.close();
+    }
+  }));
