@@ -8,7 +8,7 @@ import { PDFDocument } from "pdf-lib";
 import { batchActor } from "../../../actors/business/batch.ts";
 import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { piecesOf } from "../rules/documents/facts.ts";
 import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { custodyLabelOf } from "./custody_labels.ts";
@@ -59,7 +59,11 @@ async function stopTrips(
   const read = await Promise.all(
     ordered.map((s) => deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" })),
   );
-  return read.flatMap((r) => r.ok && r.reply.phase === "booked" ? [r.reply.trip] : []);
+  // A refused read (a full mailbox) is thrown (503): the document would lack that stop's slip.
+  return read.flatMap((r) => {
+    const got = foundOrNull(r);
+    return got?.phase === "booked" ? [got.trip] : [];
+  });
 }
 
 async function append(out: PDFDocument, bytes: Uint8Array): Promise<void> {

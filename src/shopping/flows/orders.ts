@@ -291,10 +291,12 @@ async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<Shop
     ),
     runtime.read(tripActor, order.business_id, order.reference, { kind: "get" }),
   ]);
+  // A refused read (a full mailbox) is thrown (503), never shown as an order without its trip.
+  const booked = foundOrNull(trip);
   return {
     order,
     stores: stores.flatMap((s) => s ? [s] : []),
-    trip: trip.ok && trip.reply.phase === "booked" ? trip.reply.trip : null,
+    trip: booked?.phase === "booked" ? booked.trip : null,
   };
 }
 

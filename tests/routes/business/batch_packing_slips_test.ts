@@ -8,6 +8,7 @@ import { pageTexts, pdfText } from "../../helpers/pdf.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { LINE, postBatch } from "./batch_fixtures.ts";
 import { fundedBusiness } from "./trips_fixtures.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
 
 async function get(t: TestEnv, key: string, path: string) {
   return await t.app.request(`/api${path}`, { headers: { "X-Business-API-Key": key } });
@@ -68,4 +69,27 @@ Deno.test("batch packing slips: labels asked of a batch booked without the scann
     const slips = await get(t, b.api_key, path);
     assert.equal(slips.status, 200);
     assert.equal(pageTexts(await pdfText(new Uint8Array(await slips.arrayBuffer()))).length, 2);
+  }));
+
+Deno.test("batch packing slips: a stop whose trip read meets a busy actor answers 503, never a PDF without that stop's slip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const made = await postBatch(t, b.api_key, { segment: "parcel", stops: LINE });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const path = `/business/batches/${made.body.data.id}/packing-slips`;
+    let status = 0;
+    const failed = await whileFlaky(t.env, {
+      fails: commandKind("get", "business_trip"),
+      refuse: true,
+    }, async () => {
+      const r = await get(t, b.api_key, path);
+      status = r.status;
+      await r.body?.cancel();
+    });
+    assert.equal(failed, 1);
+    // spec: business 4.2: every stop's packing slip; a missing one would leave a parcel behind.
+    assert.equal(status, 503);
+    const slips = await get(t, b.api_key, path);
+    assert.equal(slips.status, 200);
+    assert.equal(pageTexts(await pdfText(new Uint8Array(await slips.arrayBuffer()))).length, 3);
   }));

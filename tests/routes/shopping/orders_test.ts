@@ -357,21 +357,25 @@ Deno.test("shopping orders: the trip's pick list lists every store's lines with 
     assert.doesNotMatch(text, /\d+\.\d\d|BWP/);
   }));
 
-Deno.test("shopping orders: GET of an order whose read meets a busy actor answers 503 actor_busy, not 404", () =>
+Deno.test("shopping orders: GET of an order whose read (or its trip's) meets a busy actor answers 503 actor_busy, not 404 nor the order without its trip", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
     const created = await createOrder(t, b.api_key, orderBody("ORD-BUSY"));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const path = `/business/shopping-orders/${created.body.data.reference}`;
-    let busy = { status: 0, body: {} as { code?: string } };
-    const failed = await whileFlaky(t.env, {
-      fails: commandKind("get", "shopping_order"),
-      refuse: true,
-    }, async () => {
-      busy = await t.call("GET", path, { key: b.api_key });
-    });
-    assert.equal(failed, 1);
-    assert.equal(busy.status, 503, JSON.stringify(busy.body));
-    assert.equal(busy.body.code, "actor_busy");
-    assert.equal((await t.call("GET", path, { key: b.api_key })).status, 200);
+    for (const type of ["shopping_order", "business_trip"]) {
+      let busy = { status: 0, body: {} as { code?: string } };
+      const failed = await whileFlaky(t.env, {
+        fails: commandKind("get", type),
+        refuse: true,
+      }, async () => {
+        busy = await t.call("GET", path, { key: b.api_key });
+      });
+      assert.equal(failed, 1, type);
+      assert.equal(busy.status, 503, `${type}: ${JSON.stringify(busy.body)}`);
+      assert.equal(busy.body.code, "actor_busy", type);
+    }
+    const got = await t.call("GET", path, { key: b.api_key });
+    assert.equal(got.status, 200);
+    assert.equal(got.body.data.trip.reference, created.body.data.reference);
   }));
