@@ -18,7 +18,7 @@ import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { type Trip, tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts";
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse } from "../../runtime/actor.ts";
 import { type BatchHoldItem, type BatchStartItem, tripKeyOf } from "../rules/driver_holding.ts";
 import { locationSince, SEEN_ANY_TIME } from "../rules/tracking.ts";
 import { releaseDriver } from "./driver_holding.ts";
@@ -48,14 +48,21 @@ async function giveTo(deps: D, business: string, ref: string, d: TripDriver, que
   return r.ok;
 }
 
+/**
+ * A refused read (a full mailbox) is thrown, never taken as no trip or no batch: the outbox
+ * handlers here would drop their item (a driver released while carrying stops, queued stops
+ * never started), and the dispatcher reports it.
+ */
 async function tripOf(deps: D, business: string, ref: string): Promise<Trip | null> {
-  const r = await deps.runtime.read(tripActor, business, ref, { kind: "get" });
-  return r.ok && r.reply.phase === "booked" ? r.reply.trip : null;
+  const r = foundOrNull(await deps.runtime.read(tripActor, business, ref, { kind: "get" }));
+  return r?.phase === "booked" ? r.trip : null;
 }
 
 async function stopsOf(deps: D, business: string, batchId: string) {
-  const batch = await deps.runtime.read(batchActor, business, batchId, { kind: "get" });
-  return batch.ok ? batch.reply.batch.stops : null;
+  const batch = foundOrNull(
+    await deps.runtime.read(batchActor, business, batchId, { kind: "get" }),
+  );
+  return batch ? batch.batch.stops : null;
 }
 
 /** spec: business 3.1: a stop cancelled before it started: it holds no work of its driver's. */

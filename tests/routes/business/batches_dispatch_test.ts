@@ -7,7 +7,9 @@ import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, fundedBusiness } from "./trips_fixtures.ts";
 import { until } from "../../helpers/receiver.ts";
-import { postBatch, quiet, stop } from "./batch_fixtures.ts";
+import { LINE, postBatch, quiet, stop } from "./batch_fixtures.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { startWithLead } from "../../../src/business/flows/batch_dispatch.ts";
 
 const minorOf = (amount: number) => Math.round(amount * 100);
 
@@ -183,4 +185,20 @@ Deno.test("batches dispatch: the stop its driver holds delivered, the driver hol
     await deliverBy(t, near, refs[1]);
     await quiet(t);
     assert.deepEqual(await holding(t, near.id), [null, null]);
+  }));
+
+Deno.test("batches dispatch: a batch's start or hold follow-up whose read of the batch or a stop meets a busy actor is thrown (the item stays), never taken as nothing to do", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const made = await postBatch(t, b.api_key, { segment: "parcel", stops: LINE });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const batch = made.body.data;
+    const item = { business_id: b.id, batch_id: batch.id, driver_id: "pdr_1" };
+    // spec: business 2.3, 3.1: a full mailbox is no answer that the batch or its stop is gone.
+    for (const [type, at] of [["business_batch", {}], ["business_trip", { stop: "" }]] as const) {
+      const busy = flakyRuntime(t.env.runtime, { fails: commandKind("get", type), refuse: true });
+      const started = "stop" in at ? { ...item, stop: batch.stops[1].trip_reference } : item;
+      await assert.rejects(startWithLead({ ...t.env, runtime: busy.runtime }, started), type);
+      assert.equal(busy.failed(), 1, type);
+    }
   }));
