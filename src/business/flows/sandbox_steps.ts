@@ -15,7 +15,7 @@ import {
 import { formatMinor } from "../../domain/money.ts";
 import type { Deps } from "../../environment.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
-import { refuse } from "../../runtime/actor.ts";
+import { foundOrNull, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { bookingReference } from "../rules/booking.ts";
 import { proofRequired } from "../rules/driver_actions.ts";
@@ -93,8 +93,9 @@ async function sandboxTrip(deps: D, business: string, given: string): Promise<Tr
     bookingReference(business, { kind: "external_reference", value: given }, () => given),
   );
   for (const reference of candidates) {
-    const r = await deps.runtime.read(tripActor, business, reference, { kind: "get" });
-    if (r.ok && r.reply.phase === "booked") return r.reply.trip;
+    // A refused read (a full mailbox) is thrown (503), never answered 404 for a trip that exists.
+    const r = foundOrNull(await deps.runtime.read(tripActor, business, reference, { kind: "get" }));
+    if (r?.phase === "booked") return r.trip;
   }
   refuse("not_found", `trip not found: ${given}`);
 }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, hooked, PARCEL } from "./trips_fixtures.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
 
 const step = (t: TestEnv, key: string, ref: string | number, name: string, body = {}) =>
   t.call("POST", `/business/sandbox/trips/${ref}/${name}`, { key, body });
@@ -235,3 +236,22 @@ Deno.test("sandbox steps: the answer is {success, environment, step, trip, webho
 function pick({ step, trip, webhooks }: Record<string, unknown>) {
   return { step, trip, webhooks };
 }
+
+Deno.test("sandbox steps: a step whose read of the trip meets a busy actor answers 503 actor_busy, not 404; then it is taken", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const booked = await book(t, b.api_key, PARCEL);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const ref = booked.body.data.reference;
+    let busy = { status: 0, body: {} as { code?: string } };
+    const failed = await whileFlaky(t.env, {
+      fails: commandKind("get", "business_trip"),
+      refuse: true,
+    }, async () => {
+      busy = await step(t, b.api_key, ref, "assign_driver");
+    });
+    assert.equal(failed, 1);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(busy.body.code, "actor_busy");
+    assert.equal((await step(t, b.api_key, ref, "assign_driver")).status, 200);
+  }, { name: "sandbox" }));
