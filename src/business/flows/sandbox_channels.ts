@@ -14,7 +14,7 @@ import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import { base64url, seal, sealOwner, unseal } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import {
   CHANNEL_ALGORITHM,
@@ -64,9 +64,10 @@ export async function channelBusiness(
 ): Promise<string> {
   refuseUnlessSandbox(deps.name, ENDPOINT);
   if (!token) invalid("Authorization: Bearer <channel token> is required");
-  const channel = (await deps.runtime.read(storefrontChannelActor, PLATFORM_TENANT, source, {
-    kind: "get",
-  }).then((r) => r.ok ? r.reply : null)) as StorefrontChannel | null;
+  // A refused read (a full mailbox) is thrown (503): a valid token is never told it is invalid.
+  const channel = foundOrNull(
+    await deps.runtime.read(storefrontChannelActor, PLATFORM_TENANT, source, { kind: "get" }),
+  ) as StorefrontChannel | null;
   if (!channel) invalid(`no channel is named ${source}`);
   const key = await unseal(deps.dataKey, channel.signing_key, channelSealOwner(source));
   try {

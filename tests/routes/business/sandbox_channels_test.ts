@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { credentials, withTwins } from "./sandbox_twin_fixtures.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
 
 interface Grant {
   readonly source: string;
@@ -149,4 +150,23 @@ Deno.test("channel events: on live the route answers 404 naming the sandbox base
     assert.equal(r.status, 404);
     assert.equal(r.body.code, "not_found");
     assert.match(r.body.message, /sandbox base/);
+  }));
+
+Deno.test("channel events: a channel whose read meets a busy actor answers 503 actor_busy, not 'no channel'; then it books", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const c = await credentials(live, b.api_key);
+    const g: Grant = c.storefront;
+    const bearer = await token(sandbox, g);
+    let busy = { status: 0, body: {} as { code?: string } };
+    const failed = await whileFlaky(sandbox.env, {
+      fails: commandKind("get", "storefront_channel"),
+      refuse: true,
+    }, async () => {
+      busy = await post(sandbox, g.source, bearer);
+    });
+    assert.equal(failed, 1);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(busy.body.code, "actor_busy");
+    assert.equal((await post(sandbox, g.source, bearer)).status, 202);
   }));
