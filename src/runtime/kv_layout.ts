@@ -27,6 +27,8 @@ export const REPLY = "r";
 export const UNPUBLISHED = "u";
 export const STATE_PART = "p";
 export const OUTBOX = "o";
+/** Outbox items waiting after a failed attempt, by when they are next due (deferredKey). */
+export const OUTBOX_DEFERRED = "d";
 /** The UTF-8 parts of a kept reply too large for one value (keptRepliesOf). */
 export const REPLY_PART = "q";
 /** One-time passes over the store completed (ActorStore.passDone). */
@@ -44,7 +46,10 @@ export interface StoredOutboxItem {
   readonly at: number;
   readonly payload: unknown;
   readonly bytes: number;
-  /** Set once an attempt failed (ActorStore.retryOutboxItem); the hot path writes neither. */
+  /**
+   * Set once an attempt failed (ActorStore.retryOutboxItem); the hot path writes neither. Kept
+   * under deferredKey; earlier code kept them under outboxKey, where they are still read.
+   */
   readonly attempts?: number;
   readonly nextAt?: number;
 }
@@ -58,6 +63,31 @@ export function outboxKey(i: Pick<OutboxItem, "outbox" | "type" | "id" | "seq" |
 export function outboxItemOf(key: Deno.KvKey, value: StoredOutboxItem): OutboxItem {
   const [, outbox, type, id, seq, n] = key as [string, string, string, string, number, number];
   return { outbox, type, id, seq, n, ...value };
+}
+
+/**
+ * Where an item waits after a failed attempt: by outbox, then when it is next due, so a sweep
+ * reads only those due (a backlog of failing items is not read every sweep).
+ */
+export function deferredKey(
+  i: Pick<OutboxItem, "outbox" | "type" | "id" | "seq" | "n">,
+  nextAt: number,
+): Deno.KvKey {
+  return [OUTBOX_DEFERRED, i.outbox, nextAt, i.type, i.id, i.seq, i.n];
+}
+
+/** The outbox item stored under `key` (deferredKey) as `value`. */
+export function deferredItemOf(key: Deno.KvKey, value: StoredOutboxItem): OutboxItem {
+  const [, outbox, nextAt, type, id, seq, n] = key as [
+    string,
+    string,
+    number,
+    string,
+    string,
+    number,
+    number,
+  ];
+  return { outbox, type, id, seq, n, ...value, nextAt };
 }
 
 /** Stored under the actor's key when its record is split into parts (STATE_PART_BYTES each). */

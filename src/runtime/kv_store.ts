@@ -9,9 +9,6 @@ import {
   EVENTS,
   INDEX,
   joinParts,
-  OUTBOX,
-  outboxItemOf,
-  outboxKey,
   partsKey,
   partsOf,
   PASS_DONE,
@@ -20,12 +17,12 @@ import {
   type SplitEvent,
   type SplitRecord,
   STATE_PART,
-  type StoredOutboxItem,
   TIMER,
   UNPUBLISHED,
 } from "./kv_layout.ts";
 import { writeCost } from "./kv_cost.ts";
 import { KvLeases } from "./kv_leases.ts";
+import { outboxItemsOf, removeOutboxItemsOf, retryOutboxItemOf } from "./kv_outbox.ts";
 import { partitionOf } from "./placement.ts";
 import {
   type ActorKey,
@@ -309,44 +306,16 @@ export class KvActorStore implements ActorStore {
     held?: HeldPartitions,
     due?: number,
   ): Promise<OutboxItem[]> {
-    const found: OutboxItem[] = [];
-    if (held?.length === 0) return found;
-    const holds = holding(held);
-    // Filtered here, in memory: read on until `limit` are kept.
-    const filtered = held !== undefined || due !== undefined;
-    const iter = this.#kv.list<StoredOutboxItem>(
-      { prefix: [OUTBOX, outbox] },
-      filtered ? {} : { limit },
-    );
-    for await (const e of iter) {
-      const item = outboxItemOf(e.key, e.value);
-      if (!holds(item) || (due !== undefined && (item.nextAt ?? 0) > due)) continue;
-      found.push(item);
-      if (found.length >= limit) break;
-    }
-    return found;
+    if (held?.length === 0) return [];
+    return await outboxItemsOf(this.#kv, outbox, limit, held && holding(held), due);
   }
 
-  async removeOutboxItems(items: readonly OutboxItem[]): Promise<void> {
-    // Deno KV takes at most 1,000 mutations in one atomic operation.
-    for (let i = 0; i < items.length; i += 500) {
-      await lockRetried(() => {
-        const op = this.#kv.atomic();
-        for (const item of items.slice(i, i + 500)) op.delete(outboxKey(item));
-        return op.commit();
-      });
-    }
+  removeOutboxItems(items: readonly OutboxItem[]): Promise<void> {
+    return removeOutboxItemsOf(this.#kv, items);
   }
 
-  async retryOutboxItem(item: OutboxItem, attempts: number, nextAt: number): Promise<void> {
-    const key = outboxKey(item);
-    await lockRetried(async () => {
-      const stored = await this.#kv.get<StoredOutboxItem>(key);
-      if (stored.versionstamp === null) return; // handled and removed meanwhile: stays gone
-      // Unchanged since read, or its write failed the check: removed, or written again anew.
-      await this.#kv.atomic().check(stored).set(key, { ...stored.value, attempts, nextAt })
-        .commit();
-    });
+  retryOutboxItem(item: OutboxItem, attempts: number, nextAt: number): Promise<void> {
+    return retryOutboxItemOf(this.#kv, item, attempts, nextAt);
   }
 
   /**

@@ -241,6 +241,8 @@ export interface ActorStore {
   /**
    * Items of one outbox, in the store's key order (by actor, then seq), at most `limit`; those of
    * the `held` partitions' actors only; with `due`, those due by then only (nextAt at or before).
+   * With more than `limit` due, which are listed is the store's own (Deno KV: the first live ones
+   * and the deferred ones due longest, so a backlog of failing items is never read whole).
    */
   outboxItems(
     outbox: string,
@@ -248,7 +250,10 @@ export interface ActorStore {
     held?: HeldPartitions,
     due?: number,
   ): Promise<OutboxItem[]>;
-  /** Removes handled outbox items (one that is gone already is no matter). */
+  /**
+   * Removes handled outbox items, each as listed (after a failed attempt it carries its nextAt,
+   * where Deno KV keeps it); one that is gone already is no matter.
+   */
   removeOutboxItems(items: readonly OutboxItem[]): Promise<void>;
   /**
    * Records a failed attempt at a stored item: its attempts so far and when it is next due. An

@@ -3,6 +3,7 @@
  * timers in due order, outbox items in key order, unpublished markers, and what a write costs.
  */
 import assert from "node:assert/strict";
+import { PARTITIONS } from "../../src/limits.ts";
 import { commitOutcome } from "../../src/runtime/commit_outcome.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
@@ -314,9 +315,44 @@ export const conformanceMore: Case[] = [
         assert.deepEqual(await due(4_999), [{ e: "b" }]);
         assert.deepEqual(await due(5_000), [{ e: "a" }, { e: "b" }]);
         assert.deepEqual(await due(), [{ e: "a" }, { e: "b" }], "every item without a time");
-        await store.removeOutboxItems([a]);
+        // Removed as listed (an item carries where it waits: ActorStore.removeOutboxItems).
+        await store.removeOutboxItems([kept!]);
+        await store.retryOutboxItem(kept!, 4, 9_000);
         await store.retryOutboxItem(a, 4, 9_000);
         assert.deepEqual(await due(), [{ e: "b" }], "a removed item stays removed");
+      }),
+  }),
+  (f) => ({
+    name:
+      "outbox items backed off are listed only once due, in key order with the rest, and again after another failure",
+    fn: () =>
+      withStore(f, async (store) => {
+        const waiting = Array.from({ length: 30 }, (_, i) => itemOf("client", "c1", i + 1, 0, i));
+        const fresh = itemOf("client", "c2", 1, 0, "fresh");
+        await committed(store, writeOf("client", "c1", null, { outbox: waiting }));
+        await committed(store, writeOf("client", "c2", null, { outbox: [fresh] }));
+        for (const [i, w] of waiting.entries()) await store.retryOutboxItem(w, 1, 10_000 + i);
+        const due = async (until: number, limit = 100) =>
+          (await store.outboxItems("billing", limit, undefined, until)).map((i) => i.payload);
+        assert.deepEqual(await due(5_000), ["fresh"], "none backed off is listed before it is due");
+        assert.deepEqual(await due(5_000, 1), ["fresh"]);
+        assert.deepEqual(await due(10_001), [0, 1, "fresh"], "those due come back, in key order");
+        assert.equal((await due(20_000, 3)).length, 3, "at most the limit");
+        const [first] = await store.outboxItems("billing", 1, undefined, 10_000);
+        assert.deepEqual(first, { ...waiting[0]!, attempts: 1, nextAt: 10_000 });
+        // Failed again: due later, once; handled: gone wherever it waited.
+        await store.retryOutboxItem(first!, 2, 30_000);
+        assert.deepEqual(await due(29_999, 2), [1, 2]);
+        const again = (await store.outboxItems("billing", 100, undefined, 30_000)).slice(0, 1);
+        assert.deepEqual(again, [{ ...waiting[0]!, attempts: 2, nextAt: 30_000 }]);
+        await store.removeOutboxItems([...again, fresh]);
+        await store.retryOutboxItem(again[0]!, 3, 40_000);
+        assert.deepEqual((await due(50_000)).length, 29, "removed items stay removed");
+        const mine = partitionOf({ type: "client", id: "c1" });
+        const held = async (p: number) =>
+          (await store.outboxItems("billing", 100, [p], 50_000)).length;
+        assert.equal(await held((mine + 1) % PARTITIONS), 0, "another partition's are not listed");
+        assert.equal(await held(mine), 29);
       }),
   }),
 ];
