@@ -78,6 +78,10 @@ const ProfileBody = z.object({
   checklist_code: Name.optional(),
   /** Default: the checklist's latest version. */
   checklist_version: z.number().int().positive().optional(),
+}).refine((b) => b.checklist_version === undefined || b.checklist_code !== undefined, {
+  // spec: courier 2.10: checklists are versioned by code; a version alone names none.
+  path: ["checklist_version"],
+  message: "checklist_version needs checklist_code",
 });
 
 const TickBody = z.object({

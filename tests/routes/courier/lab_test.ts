@@ -518,6 +518,26 @@ Deno.test("lab: profiles use the courier's checklists; required items not ticked
     assert.equal(ticked.body.data.handover.allowed, true, "the checklist informs, it never blocks");
   }));
 
+Deno.test("lab: checklist_version without checklist_code is refused 422 naming it; nothing changes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const r = await lab(t, courier, waybill, "profile", {
+      sample_type: "blood",
+      checklist_version: 2,
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.ok(
+      r.body.errors.some((e: { path: string }) => e.path === "checklist_version"),
+      JSON.stringify(r.body),
+    );
+    const none = await t.call("GET", `/business/shipments/${waybill}/lab`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(none.status, 404, "no profile was set");
+  }));
+
 Deno.test("lab: another courier's shipment, an unknown one and a driver not carrying it get 404", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
