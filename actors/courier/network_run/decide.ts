@@ -216,7 +216,8 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "stop_collect",
   "stop_border",
   "report",
-  "item_closed",
+  // item_closed is not here: it changes an item's state and adds to the bounded history only,
+  // and an item's end state is what happened to it (spec: courier 3.4), never refused as run_full.
   "transfer",
   "transfer_in",
   "let_go",

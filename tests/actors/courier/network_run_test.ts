@@ -268,3 +268,41 @@ Deno.test("network run: a run departs once; a departure recorded again after arr
   assert.equal(run?.status, "departed");
   assert.equal(run?.departed_at, at + 2);
 });
+
+Deno.test("network run: a full run still ends an item as its shipment ended (item_closed is never run_full)", () => {
+  let state = apply(created(), {
+    kind: "add_stop",
+    stop: {
+      id: "stop_a",
+      kind: "deliver",
+      waybill: "WB1",
+      work_order: null,
+      country: null,
+      to_country: null,
+      border_post: null,
+      load: { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 },
+    },
+    by: "t",
+  }).state;
+  // The longest expense note the budget takes: the run is then full to the byte.
+  const expense = (n: number) => ({
+    kind: "expense" as const,
+    key: "exp_1",
+    amount_minor: 100,
+    currency: "BWP",
+    receipt: "r.jpg",
+    note: "x".repeat(n),
+    by: "t",
+  });
+  let [lo, hi] = [0, RUN_STATE_BUDGET];
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (apply(state, expense(mid)).refused) hi = mid - 1;
+    else lo = mid;
+  }
+  state = apply(state, expense(lo)).state;
+  assert.equal(apply(state, { ...expense(1), key: "exp_2" }).refused?.code, "run_full");
+  const r = apply(state, { kind: "item_closed", waybill: "WB1", status: "delivered", by: "t" });
+  assert.equal(r.refused, null, JSON.stringify(r.refused));
+  assert.equal(r.state?.items[0]?.state, "delivered");
+});

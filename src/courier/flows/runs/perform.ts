@@ -107,7 +107,13 @@ export async function closeOnRuns(
     if (runId === undefined) continue;
     const command = { kind: "item_closed", waybill, status, by } as const;
     const r = await runtime.ask(networkRunActor, tenant, runId, command);
-    if (!r.ok && r.code !== "not_found") throw new Refused(r);
+    if (r.ok || r.code === "not_found") continue;
+    // Only a not-now refusal is worth a retry: one for good would keep the outbox item at its
+    // longest backoff for ever, so it is reported once and the item is done.
+    if (lastingRefusal(new Refused(r)) === null) throw new Refused(r);
+    console.error(
+      `closed_on_runs: run ${runId} refused to end ${waybill}: ${r.code}: ${r.message}`,
+    );
   }
 }
 
