@@ -40,11 +40,20 @@ export interface ShipmentRuns {
   readonly planned_on?: PlannedOn | null;
   /** Claims made so far, so each has its own number. */
   readonly claims?: number;
+  /**
+   * Cold-chain reservations asked so far (each `cold_chain` true counts one), so a profile the
+   * sample refused takes back only its own: not one another profile made since.
+   */
+  readonly cold_reservations?: number;
 }
 
 export type ShipmentRunsCommand =
   | { kind: "board"; run_id: string }
-  | { kind: "cold_chain"; cold: boolean }
+  /**
+   * `undo`: the reservation (its number) a refused profile takes back: the flag is left as it is
+   * when another was made since (that profile's reservation stands).
+   */
+  | { kind: "cold_chain"; cold: boolean; undo?: number }
   /**
    * The shipment is planned on run_id: refused `planned_on_another_run` while another run holds
    * the claim, unless `replacing` names that claim (the run holding it let it go).
@@ -54,7 +63,7 @@ export type ShipmentRunsCommand =
 
 export type ShipmentRunsEvent =
   | { kind: "boarded"; run_id: string }
-  | { kind: "cold_chain_set"; cold: boolean }
+  | { kind: "cold_chain_set"; cold: boolean; reservation?: number }
   | { kind: "planned"; planned_on: PlannedOn };
 
 /** Every reply is the state after the command, with the flag as it stood before it. */
@@ -79,8 +88,7 @@ export const shipmentRunsActor: ActorDefinition<
         if (state.runs.includes(command.run_id)) return accept([], reply);
         return accept([{ kind: "boarded", run_id: command.run_id }], reply);
       case "cold_chain":
-        if (state.cold_chain === command.cold) return accept([], reply);
-        return accept([{ kind: "cold_chain_set", cold: command.cold }], reply);
+        return coldChain(state, command, reply);
       case "plan":
         return plan(state, command, reply);
       case "get":
@@ -95,12 +103,40 @@ export const shipmentRunsActor: ActorDefinition<
       case "boarded":
         return { ...state, runs: [...state.runs, event.run_id].slice(-SHIPMENT_RUNS_MAX) };
       case "cold_chain_set":
-        return { ...state, cold_chain: event.cold };
+        return {
+          ...state,
+          cold_chain: event.cold,
+          ...(event.reservation === undefined ? {} : { cold_reservations: event.reservation }),
+        };
       case "planned":
         return { ...state, planned_on: event.planned_on, claims: event.planned_on.claim };
     }
   },
 };
+
+/**
+ * spec: courier 2.10: a cold-chain profile reserves cold slots (numbered); a release says which
+ * reservation it takes back, decided here in the actor's turn, so a profile refused while another
+ * was made since never releases the slots of a sample that is cold.
+ */
+function coldChain(
+  state: ShipmentRuns,
+  c: Extract<ShipmentRunsCommand, { kind: "cold_chain" }>,
+  reply: (next: ShipmentRuns) => ShipmentRunsReply,
+): Decision<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply> {
+  const set = (events: readonly ShipmentRunsEvent[]) =>
+    accept<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply>(events, reply);
+  if (c.cold) {
+    return set([{
+      kind: "cold_chain_set",
+      cold: true,
+      reservation: (state.cold_reservations ?? 0) + 1,
+    }]);
+  }
+  if (c.undo !== undefined && c.undo !== (state.cold_reservations ?? 0)) return set([]);
+  if (!state.cold_chain) return set([]);
+  return set([{ kind: "cold_chain_set", cold: false }]);
+}
 
 /** spec: courier 3.4: one run plans a shipment's delivery; a claim its run let go is replaced. */
 function plan(

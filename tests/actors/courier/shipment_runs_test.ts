@@ -19,25 +19,45 @@ Deno.test("shipment runs: boarding a run records it once", () => {
   assert.equal(shipmentRunsActor.publishEvents, false, "nobody downstream needs the events");
 });
 
-Deno.test("shipment runs: the cold-chain flag is recorded when it changes, the reply naming the flag before", () => {
+Deno.test("shipment runs: the cold-chain flag is recorded with each reservation's number, the reply naming the flag before", () => {
   const h = new ActorHarness(shipmentRunsActor);
   h.must({ kind: "board", run_id: "run_1" });
   const set = h.must({ kind: "cold_chain", cold: true });
-  assert.deepEqual(set.events, [{ kind: "cold_chain_set", cold: true }]);
-  assert.deepEqual(set.reply, { runs: ["run_1"], cold_chain: true, was_cold_chain: false });
+  assert.deepEqual(set.events, [{ kind: "cold_chain_set", cold: true, reservation: 1 }]);
+  assert.deepEqual(set.reply, {
+    runs: ["run_1"],
+    cold_chain: true,
+    cold_reservations: 1,
+    was_cold_chain: false,
+  });
   const again = h.must({ kind: "cold_chain", cold: true });
-  assert.deepEqual(again.events, []);
+  assert.deepEqual(again.events, [{ kind: "cold_chain_set", cold: true, reservation: 2 }]);
   assert.equal(again.reply?.was_cold_chain, true);
   // A boarding after the flag sees it: its load counts the cold slots.
   const boarded = h.must({ kind: "board", run_id: "run_2" });
   assert.deepEqual(boarded.reply, {
     runs: ["run_1", "run_2"],
     cold_chain: true,
+    cold_reservations: 2,
     was_cold_chain: true,
   });
   h.must({ kind: "cold_chain", cold: false });
   assert.equal(h.must({ kind: "get" }).reply?.cold_chain, false);
   assert.deepEqual(h.fire("x").events, []);
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("shipment runs: a refused profile takes back only its own reservation, not one made since", () => {
+  const h = new ActorHarness(shipmentRunsActor);
+  const first = h.must({ kind: "cold_chain", cold: true }).reply!.cold_reservations!;
+  h.must({ kind: "cold_chain", cold: true }); // another profile reserves meanwhile
+  const stale = h.must({ kind: "cold_chain", cold: false, undo: first });
+  assert.deepEqual(stale.events, []);
+  assert.equal(stale.reply?.cold_chain, true);
+  const own = h.must({ kind: "cold_chain", cold: true }).reply!.cold_reservations!;
+  const undone = h.must({ kind: "cold_chain", cold: false, undo: own });
+  assert.deepEqual(undone.events, [{ kind: "cold_chain_set", cold: false }]);
+  assert.equal(undone.reply?.cold_chain, false);
   assert.deepEqual(h.replayed(), h.state);
 });
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { deliver } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { commandKind, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
 import { boardRun } from "../../../src/courier/flows/runs/loads.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
 import { newRun, post, ready, runtimeWithGap, trailOf } from "./runs_fixtures.ts";
@@ -76,4 +76,40 @@ Deno.test("runs: a shipment boarding a run whose laboratory record is not readab
     );
     assert.equal(busy.failed(), 1);
     assert.equal(await boardRun(t.env.runtime, tenant, waybill, "run_1"), false);
+  }));
+
+Deno.test("runs: a refused cold profile racing an accepted one leaves the run counting the cold sample's slots", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, {
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 1 },
+    });
+    const waybill = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    const profile = (min: number) =>
+      t.call("POST", `/business/shipments/${waybill}/lab/profile`, {
+        key: courier.business.api_key,
+        body: { sample_type: "blood", min_temp_c: min, max_temp_c: 8 },
+      });
+    // The first (two decimals: refused by the sample) reserved the run's cold slot, then waits.
+    const held = holdAsk(t.env.runtime, commandKind("profile", "lab_sample"));
+    const refusing = profile(2.55);
+    await held.reached;
+    const accepted = await profile(2);
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    held.open();
+    const refused = await refusing;
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "invalid_temperature_range");
+    // spec: courier 2.10: the sample is cold: its piece takes the run's cold slot still.
+    const got = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(got.body.data.items[0].load.cold_slots, 1, JSON.stringify(got.body.data.items));
   }));

@@ -97,14 +97,22 @@ export async function coldChainOnRuns(
   const set = orRefuse(
     await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold }),
   );
-  const { runs, was_cold_chain } = set;
+  const { runs, was_cold_chain, cold_reservations } = set;
   // Nothing to take back when releasing, or when kept cold before: the runs count its slots
   // already, and a refusal leaves them counted.
   const keep = !cold || was_cold_chain || await sampleIsColdChain(runtime, tenant, waybill);
   const undo = async () => {
     if (keep) return;
-    await tell(runs, false);
-    await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold: false });
+    // Only this reservation, and only while no other profile reserved since (its sample may be
+    // cold by now): the index decides it in its turn, then the runs follow (spec: courier 2.10).
+    const undone = orRefuse(
+      await runtime.ask(shipmentRunsActor, tenant, waybill, {
+        kind: "cold_chain",
+        cold: false,
+        undo: cold_reservations ?? 0,
+      }),
+    );
+    if (undone.was_cold_chain && !undone.cold_chain) await tell(runs, false);
   };
   const refused = await tell(runs, cold);
   if (refused) {
