@@ -27,6 +27,8 @@ import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { BookRequest, toBookingRequest } from "../../src/business/booking_schema.ts";
 import { TripAnswer, tripView } from "./answers/trips.ts";
+import { TripDetailAnswer, tripDetailView } from "./answers/trip_detail.ts";
+import { tripDetail } from "../../src/business/flows/trip_detail.ts";
 
 const tag = "Bookings and trips";
 const security = "business" as const;
@@ -226,16 +228,17 @@ function tripRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/business/trips/{id}",
-    summary: "One trip, by integer id or reference",
+    summary: "One trip, by integer id or reference, with its receipt (the fare's lines as " +
+      "billed) and its route (the places in order, the planned line and the path driven)",
     tag,
     security,
     middleware: deliveries,
     params: TripId,
-    response: TripAnswer,
+    response: TripDetailAnswer,
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
-    const r = await askTrip(env, tenant, params.id, { kind: "get" });
-    return ok(c, tripView(c, r.trip));
+    // spec: business 4.1: one trip, with receipt and route.
+    return ok(c, tripDetailView(c, await tripDetail(env, tenant, params.id)));
   });
 
   define(api, {

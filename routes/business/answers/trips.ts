@@ -14,7 +14,7 @@ import { VehicleFieldsAnswer } from "./reference_data.ts";
 import { trackingLinkStatus, type Trip } from "../../../actors/business/trip/mod.ts";
 import { tripTrackingUrl } from "../../../src/business/rules/tracking.ts";
 
-const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
+export const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
 
 export const TripAnswer = VehicleFieldsAnswer.extend({
   id: z.number().int().openapi({ description: "Numbered per business from 1, in booking order" }),

@@ -168,7 +168,11 @@ async function etaOf(deps: TrackingDeps, trip: Trip, p: Position): Promise<numbe
  * The driver's stored positions since the trip began, oldest first: since acceptance, or since a
  * queued trip started (none while queued: spec: business 3.1), never before a driver.
  */
-function breadcrumbOf(deps: TrackingDeps, trip: Trip, now: number) {
+export function breadcrumbOf(
+  deps: Pick<Deps, "db">,
+  trip: Trip,
+  now: number,
+): Promise<{ lat: number; lng: number; at: number }[]> {
   const since = locationSince(trip);
   if (!trip.driver || trip.accepted_at === null || since === null) return Promise.resolve([]);
   const from = Math.max(trip.accepted_at, since);

@@ -13,7 +13,14 @@ import { type Declared, type Resolution, resolveVehicle, type UpgradePolicy } fr
 /** spec: business 2.1, 8: up to 3 stops on a booking, between pickup and destination. */
 export const BOOKING_STOPS_MAX = 3;
 
-export type FareLineCode = "base_fare" | "distance" | "parcel_size" | "stops" | "minimum_fare";
+export const FARE_LINE_CODES = [
+  "base_fare",
+  "distance",
+  "parcel_size",
+  "stops",
+  "minimum_fare",
+] as const;
+export type FareLineCode = typeof FARE_LINE_CODES[number];
 
 export interface FareLine {
   readonly code: FareLineCode;
