@@ -38,6 +38,13 @@ export class Outboxes {
    * read was made before a removal does not hand the item over again.
    */
   readonly #removed = new Set<string>();
+  /**
+   * Failed attempts this process recorded lately, by key (oldest first, bounded): a sweep whose
+   * read was made before the failure holds a stale copy, handed over early and, removed as that
+   * copy (ActorStore.removeOutboxItems), leaving the item where it now waits (Deno KV's deferred
+   * prefix) to be handled again; so a copy behind the attempts recorded waits for its due time.
+   */
+  readonly #attempted = new Map<string, number>();
   #active = 0;
   #begun = 0;
   readonly #slots: (() => void)[] = [];
@@ -153,6 +160,7 @@ export class Outboxes {
     const known = this.#inflight.get(key);
     if (known) return known;
     if (this.#removed.has(key)) return Promise.resolve(true);
+    if ((item.attempts ?? 0) < (this.#attempted.get(key) ?? 0)) return Promise.resolve(false);
     const handler = this.#handlers.get(item.outbox)?.at(-1);
     // Past the bound the item waits in the store, where the sweep finds it.
     if (!handler || this.#closed || this.#inflight.size >= OUTBOX_WAITING_MAX) {
@@ -193,6 +201,11 @@ export class Outboxes {
     this.#onError(error, `${name}: attempt ${attempts} failed, next at ${nextAt}`);
     try {
       await this.#store.retryOutboxItem(item, attempts, nextAt);
+      this.#attempted.delete(keyOf(item));
+      this.#attempted.set(keyOf(item), attempts);
+      if (this.#attempted.size > OUTBOX_WAITING_MAX) {
+        this.#attempted.delete(this.#attempted.keys().next().value!);
+      }
     } catch (e) {
       // Not recorded: the item is due at the next sweep, as its last attempt left it.
       this.#onError(e, `${name}: recording attempt ${attempts}`);
@@ -230,6 +243,7 @@ export class Outboxes {
         await this.#store.removeOutboxItems(batch.map((r) => r.item));
         for (const r of batch) {
           this.#remember(keyOf(r.item));
+          this.#attempted.delete(keyOf(r.item));
           r.done();
         }
       } catch (e) {

@@ -318,3 +318,66 @@ Deno.test("outbox: a failing item is tried again after a backoff doubling up to 
     await rt.close();
   }
 });
+
+Deno.test("outbox: a sweep whose read was made before an attempt failed does not hand the item over early, and it is handled once when due", async () => {
+  // The hot path's attempt fails (and is recorded: on Deno KV the item moves to wait by its next
+  // due time) between the sweep's read of the item and its hand-over: that read is stale.
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  let recorded = () => {};
+  const retried = new Promise<void>((r) => recorded = r);
+  let gate = false;
+  const rt = await openTestRuntime(":memory:", {
+    definitions: [tillActor],
+    storeOf: (store) =>
+      new Proxy(store, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (name === "retryOutboxItem") {
+            return async (...args: Parameters<typeof target.retryOutboxItem>) => {
+              await target.retryOutboxItem(...args);
+              recorded();
+            };
+          }
+          if (name !== "outboxItems") {
+            return typeof value === "function" ? value.bind(target) : value;
+          }
+          return async (...args: Parameters<typeof target.outboxItems>) => {
+            const listed = await target.outboxItems(...args);
+            if (!gate) return listed;
+            gate = false;
+            release(); // the hot path's attempt fails now, after this read
+            await retried;
+            await new Promise((r) => setTimeout(r, 0)); // its handling ends (a turn, no time)
+            return listed;
+          };
+        },
+      }),
+  });
+  let calls = 0;
+  const seen: OutboxItem[] = [];
+  rt.runtime.handleOutbox(BILLING, async (item) => {
+    calls++;
+    if (calls === 1) {
+      await held;
+      throw new Error("endpoint down");
+    }
+    seen.push(item);
+  });
+  try {
+    assert.ok((await rt.runtime.ask(tillActor, T, "s1", { kind: "sell", amount: 3 })).ok);
+    gate = true;
+    await rt.runtime.sweepOutboxes();
+    await rt.runtime.outboxesIdle();
+    assert.equal(seen.length, 0, "not due yet: the stale read is not handed over");
+    rt.clock.advanceBy(OUTBOX_RETRY_MAX_MS);
+    await rt.runtime.sweepOutboxes();
+    await rt.runtime.outboxesIdle();
+    rt.clock.advanceBy(OUTBOX_RETRY_MAX_MS);
+    await rt.runtime.sweepOutboxes();
+    assert.equal(seen.length, 1, "handled once, when due");
+    assert.deepEqual(await rt.store.outboxItems(BILLING, 10), [], "handled, removed");
+  } finally {
+    await rt.close();
+  }
+});
