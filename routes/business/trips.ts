@@ -14,7 +14,7 @@ import {
   IN_PROGRESS_CODES,
 } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { retryAfter } from "../../src/http/errors.ts";
+import { retryAfter, validationFailed } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
@@ -124,6 +124,15 @@ const TripsQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 
+/** The page a trips cursor asks after: its id is a trip number (the list's tie-break). */
+function tripsAfter(cursor: string | undefined) {
+  const after = afterCursor(cursor);
+  if (after !== null && !/^\d{1,15}$/.test(after.id)) {
+    throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
+  }
+  return after;
+}
+
 function listRoutes(api: Api): void {
   for (const active of [false, true]) {
     define(api, {
@@ -146,7 +155,7 @@ function listRoutes(api: Api): void {
         search: query.search,
         test: query.test === undefined ? undefined : query.test === "1",
         active,
-      }, { limit: query.per_page, after: afterCursor(query.cursor) });
+      }, { limit: query.per_page, after: tripsAfter(query.cursor) });
       return ok(c, page.rows.map((t) => tripView(c, t)), 200, {
         limit: query.per_page,
         next_cursor: nextCursor(page.next),

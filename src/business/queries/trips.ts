@@ -101,7 +101,11 @@ export interface TripFilters {
   readonly active?: boolean | undefined;
 }
 
-/** One page of a business's trips, newest first (then by reference). */
+/**
+ * One page of a business's trips, newest first: by created_at, then by the trip's number, so
+ * trips booked in the same millisecond keep their booking order (spec: business 4.1). The
+ * keyset's id is the number, as text.
+ */
 export async function tripPage(
   db: Kysely<Database>,
   tenant: string,
@@ -123,10 +127,10 @@ export async function tripPage(
   if (filters.test !== undefined) q = q.where("is_test", "=", filters.test ? 1 : 0);
   if (filters.active) q = q.where("active", "=", 1);
   const found = await keysetPage(
-    q,
-    { at: "business_trips.created_at", id: "business_trips.id", order: "desc" },
+    q.select("number"),
+    { at: "business_trips.created_at", id: "business_trips.number", order: "desc" },
     page,
-    (r) => ({ at: r.created_at, id: r.id }),
+    (r) => ({ at: r.created_at, id: String(r.number) }),
   );
   return { rows: snapshotsOf<Trip>(found.rows), next: found.next };
 }

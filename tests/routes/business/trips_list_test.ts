@@ -76,3 +76,30 @@ Deno.test("trips: a partner key with scope deliveries books and reads; without i
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, "scope_denied");
   }));
+
+Deno.test("trips list: trips booked in the same millisecond are listed newest first, paged without a skip or a repeat", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (let i = 1; i <= 8; i++) {
+      const r = await book(t, b.api_key, { ...PARCEL, external_reference: `TIE-${i}` });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    await t.settle();
+    const all = await t.call("GET", "/business/trips", { key: b.api_key });
+    assert.deepEqual(all.body.data.map((x: { id: number }) => x.id), [8, 7, 6, 5, 4, 3, 2, 1]);
+    const paged: number[] = [];
+    let cursor = "";
+    for (let n = 0; n < 8; n++) {
+      const r = await t.call("GET", `/business/trips?per_page=3${cursor}`, { key: b.api_key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      paged.push(...r.body.data.map((x: { id: number }) => x.id));
+      if (r.body.meta.next_cursor === null) break;
+      cursor = `&cursor=${r.body.meta.next_cursor}`;
+    }
+    assert.deepEqual(paged, [8, 7, 6, 5, 4, 3, 2, 1]);
+    // A cursor whose id is no trip number is bad input, not a 500.
+    const forged = btoa(JSON.stringify([t.clock.now(), "ARY-XYZ"])).replaceAll("=", "");
+    const bad = await t.call("GET", `/business/trips?cursor=${forged}`, { key: b.api_key });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.equal(bad.body.code, "validation_failed");
+  }));
