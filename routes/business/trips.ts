@@ -112,7 +112,9 @@ function bookRoute(api: Api): void {
 const TRIPS_PAGE_MAX = 100;
 
 const TripsQuery = z.object({
-  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "YYYY-MM").optional(),
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "YYYY-MM").optional().openapi({
+    description: "YYYY-MM: trips created in that month in the market's time (UTC+2)",
+  }),
   reference: z.string().trim().min(1).max(80).optional().openapi({
     description: "The trip's reference or your external_reference, exactly",
   }),

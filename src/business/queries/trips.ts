@@ -16,6 +16,7 @@ import { businessBatchesTable } from "./batches.ts";
 import { businessCheckoutsTable } from "./checkouts.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
 import { offerDueOf } from "../rules/dispatch.ts";
+import { DEFAULT_OFFSET } from "../rules/booking.ts";
 
 interface TripValues {
   readonly number: number;
@@ -91,7 +92,7 @@ export function startBusinessReadTables(options: ProjectionOptions): ReadTablesP
 }
 
 export interface TripFilters {
-  /** `YYYY-MM`, in UTC. */
+  /** `YYYY-MM`, the market's calendar month (UTC+2). */
   readonly month?: string | undefined;
   /** The trip's reference or the business's external_reference, exactly. */
   readonly reference?: string | undefined;
@@ -99,6 +100,20 @@ export interface TripFilters {
   readonly search?: string | undefined;
   readonly test?: boolean | undefined;
   readonly active?: boolean | undefined;
+}
+
+/**
+ * A month `YYYY-MM` as [start, next month's start) in epoch ms, read in the market's time
+ * (UTC+2, as a scheduled_at without an offset is, spec: business 2.1): a trip booked at 00:30
+ * on the 1st in Gaborone is that month's, not the month before's as in UTC.
+ */
+export function monthRange(month: string): [number, number] {
+  const [y, m] = month.split("-").map(Number) as [number, number];
+  const offsetMs = Date.parse("2000-01-01T00:00:00Z") -
+    Date.parse(`2000-01-01T00:00:00${DEFAULT_OFFSET}`);
+  // setUTCFullYear: Date.UTC would read years 0 to 99 as 1900 to 1999.
+  const start = (mon: number) => new Date(0).setUTCFullYear(y, mon - 1, 1) - offsetMs;
+  return [start(m), start(m + 1)];
 }
 
 /**
@@ -115,7 +130,10 @@ export async function tripPage(
   let q = db.selectFrom("business_trips")
     .select(["id", "created_at", snapshotData("business_trip", "business_trips.id").as("data")])
     .where("tenant", "=", tenant);
-  if (filters.month) q = q.where("month", "=", filters.month);
+  if (filters.month) {
+    const [from, to] = monthRange(filters.month);
+    q = q.where("created_at", ">=", from).where("created_at", "<", to);
+  }
   if (filters.reference) {
     const ref = filters.reference;
     q = q.where((eb) => eb.or([eb("id", "=", ref), eb("external_reference", "=", ref)]));

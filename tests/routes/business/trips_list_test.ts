@@ -103,3 +103,24 @@ Deno.test("trips list: trips booked in the same millisecond are listed newest fi
     assert.equal(bad.status, 422, JSON.stringify(bad.body));
     assert.equal(bad.body.code, "validation_failed");
   }));
+
+Deno.test("trips list: month is the market's calendar month (UTC+2) to the millisecond", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const at = async (iso: string, external_reference: string) => {
+      t.clock.advanceBy(Date.parse(iso) - t.clock.now());
+      const r = await book(t, b.api_key, { ...PARCEL, external_reference });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    };
+    // 23:59:59.999 on 30 November in Gaborone, then midnight on 1 December there.
+    await at("2026-11-30T21:59:59.999Z", "LAST-OF-NOV");
+    await at("2026-11-30T22:00:00.000Z", "FIRST-OF-DEC");
+    await t.settle();
+    const refsOf = async (month: string) => {
+      const r = await t.call("GET", `/business/trips?month=${month}`, { key: b.api_key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.map((x: { external_reference: string }) => x.external_reference);
+    };
+    assert.deepEqual(await refsOf("2026-11"), ["LAST-OF-NOV"]);
+    assert.deepEqual(await refsOf("2026-12"), ["FIRST-OF-DEC"]);
+  }));
