@@ -9,6 +9,7 @@ import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { askTrip, markTripReady } from "../../src/business/flows/trips.ts";
 import {
   BOOKING_RETRY_AFTER_SECONDS,
+  DEFAULT_OFFSET,
   EXTERNAL_REFERENCE_CHARS_MAX,
   IDEMPOTENCY_KEY_CHARS_MAX,
   IN_PROGRESS_CODES,
@@ -166,26 +167,30 @@ function listRoutes(api: Api): void {
   }
 }
 
-/** spec: business 4.1: `from` and `to`, a day (whole, UTC) or an instant with its offset. */
+/**
+ * spec: business 4.1: `from` and `to`, a day or an instant with its offset; a day is the
+ * market's (UTC+2, as a scheduled_at without an offset and the list's month are read).
+ */
 function Bound(edge: "start" | "end") {
   return z.string().max(40).superRefine((text, ctx) => {
-    const bound = rangeBound(text, edge);
+    const bound = rangeBound(text, edge, DEFAULT_OFFSET);
     if (!bound.ok) ctx.addIssue({ code: "custom", message: bound.message });
   }).openapi({ example: edge === "start" ? "2026-11-01" : "2026-11-30T18:00:00+02:00" });
 }
 
 /** A bound already checked by its schema, as epoch ms. */
 function boundAt(text: string | undefined, edge: "start" | "end"): number | null {
-  const bound = text === undefined ? null : rangeBound(text, edge);
+  const bound = text === undefined ? null : rangeBound(text, edge, DEFAULT_OFFSET);
   return bound?.ok ? bound.at.getTime() : null;
 }
 
 const ExportQuery = z.object({
   from: Bound("start").optional().openapi({
-    description: "Created at or after: YYYY-MM-DD (from 00:00 UTC) or an ISO 8601 instant",
+    description: "Created at or after: YYYY-MM-DD (from 00:00 UTC+2) or an ISO 8601 instant",
   }),
   to: Bound("end").optional().openapi({
-    description: "Created at or before: YYYY-MM-DD (to the day's end, UTC) or an ISO 8601 instant",
+    description: "Created at or before: YYYY-MM-DD (to the day's end, UTC+2) or an ISO 8601 " +
+      "instant",
   }),
   type: z.enum(["ride", "parcel"]).optional(),
   status: z.enum(TRIP_STATUSES).optional(),

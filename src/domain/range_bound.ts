@@ -9,10 +9,13 @@ export type RangeBound =
   | { readonly ok: true; readonly at: Date }
   | { readonly ok: false; readonly message: string };
 
-/** A day or an instant; a day starts at 00:00 UTC (`start`) or ends at 23:59:59.999 (`end`). */
-export function rangeBound(text: string, edge: "start" | "end"): RangeBound {
+/**
+ * A day or an instant; a day starts at 00:00 (`start`) or ends at 23:59:59.999 (`end`) at
+ * `dayOffset` (UTC unless the document names its market's time, e.g. `+02:00`).
+ */
+export function rangeBound(text: string, edge: "start" | "end", dayOffset = "Z"): RangeBound {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(text)
-    ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
+    ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}${dayOffset}`)
     : new Date(text);
   if (Number.isNaN(date.getTime())) return { ok: false, message: "not a date" };
   // Date rolls 2026-11-31 into December: a "November" range would take December's rows.

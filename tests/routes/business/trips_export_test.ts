@@ -126,3 +126,22 @@ Deno.test("trips export: another business's trips never appear; a partner key is
     assert.equal(denied.status, 403);
     assert.equal(denied.body.code, "scope_denied");
   }));
+
+Deno.test("trips export: a day in from and to is the market's day (UTC+2) to the millisecond", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    // 23:59:59.999 on 30 November in Gaborone, then midnight on 1 December there.
+    for (const iso of ["2026-11-30T21:59:59.999Z", "2026-11-30T22:00:00.000Z"]) {
+      t.clock.advanceBy(Date.parse(iso) - t.clock.now());
+      assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+    }
+    await t.settle();
+    const ids = async (query: string) => {
+      const r = await exportOf(t, b.api_key, query);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return column(r.rows, "id");
+    };
+    assert.deepEqual(await ids("?to=2026-11-30"), ["1"]);
+    assert.deepEqual(await ids("?from=2026-12-01"), ["2"]);
+    assert.deepEqual(await ids("?from=2026-11-30&to=2026-11-30"), ["1"]);
+  }));
