@@ -110,6 +110,7 @@ export const MIGRATIONS = [
   "0031_drop_actor_events",
   "0032_waiting_charge_events",
   "0033_trip_offer_due",
+  "0034_trip_search_stops",
 ];
 
 /** The migrations after `name`, as a schema migrated to it applies them to reach the latest. */

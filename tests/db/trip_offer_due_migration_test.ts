@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { migrateSchemaTo, migrateToLatest } from "../../src/db/migrate.ts";
-import { openTestDatabase } from "./helpers.ts";
+import { after, openTestDatabase } from "./helpers.ts";
 
 const trip = (dispatch: object, more: object = {}) => ({
   created_at: 1_000,
@@ -35,7 +35,7 @@ Deno.test("migrations: 0033 fills each trip's offer time from the snapshots", as
         active, is_test, search, type)
       values (${id}, 'ten', 1, 1, 1000, '1970-01', 'pending', 1, 0, '', 'parcel')`.execute(t.db);
   }
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0033_trip_offer_due"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), after("0032_waiting_charge_events"));
   const { rows } = await sql<{ id: string; offer_due_at: string }>`
     select id, offer_due_at from business_trips order by id`.execute(t.db);
   assert.deepEqual(rows.map((r) => [r.id, Number(r.offer_due_at)]), [

@@ -34,9 +34,13 @@ interface TripValues {
   readonly offer_due_at: number;
 }
 
-/** What a search matches: reference, passenger, addresses and external_reference (spec 4.1). */
+/**
+ * What a search matches: reference, passenger, every address (pickup, the stops, destination)
+ * and external_reference (spec: business 4.1; migration 0034 for rows written before the stops).
+ */
 export function searchTextOf(t: Trip): string {
-  return [t.reference, t.passenger_name, t.pickup.address, t.dest.address, t.external_reference]
+  const addresses = [t.pickup.address, ...t.stops.map((s) => s.address), t.dest.address];
+  return [t.reference, t.passenger_name, ...addresses, t.external_reference]
     .filter((x) => x !== null && x !== "").join(" ").toLowerCase();
 }
 

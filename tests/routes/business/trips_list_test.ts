@@ -124,3 +124,21 @@ Deno.test("trips list: month is the market's calendar month (UTC+2) to the milli
     assert.deepEqual(await refsOf("2026-11"), ["LAST-OF-NOV"]);
     assert.deepEqual(await refsOf("2026-12"), ["FIRST-OF-DEC"]);
   }));
+
+Deno.test("trips list: search finds a trip by a stop's address, in any case, and by part of a word", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const stops = [{ address: "Riverwalk Mall, Tlokweng Road", lat: -24.63, lng: 25.92 }];
+    const r = await book(t, b.api_key, { ...PARCEL, stops, external_reference: "STOP-1" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+    await t.settle();
+    for (const search of ["riverwalk", "TLOKWENG", "walk mall"]) {
+      const found = await t.call("GET", `/business/trips?search=${encodeURIComponent(search)}`, {
+        key: b.api_key,
+      });
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      const refs = found.body.data.map((x: { external_reference: string }) => x.external_reference);
+      assert.deepEqual(refs, ["STOP-1"], search);
+    }
+  }));
