@@ -35,13 +35,19 @@ interface TripValues {
 }
 
 /**
+ * Between the fields of a search text: a character no reference, name or address holds, so a
+ * search matches within one field, never across two (the end of one and the start of the next).
+ */
+export const SEARCH_FIELD_SEPARATOR = "\u001f";
+
+/**
  * What a search matches: reference, passenger, every address (pickup, the stops, destination)
- * and external_reference (spec: business 4.1; migration 0034 for rows written before the stops).
+ * and external_reference (spec: business 4.1; migration 0034 for rows written before).
  */
 export function searchTextOf(t: Trip): string {
   const addresses = [t.pickup.address, ...t.stops.map((s) => s.address), t.dest.address];
   return [t.reference, t.passenger_name, ...addresses, t.external_reference]
-    .filter((x) => x !== null && x !== "").join(" ").toLowerCase();
+    .filter((x) => x !== null && x !== "").join(SEARCH_FIELD_SEPARATOR).toLowerCase();
 }
 
 export const businessTripsTable: ReadTable<TripValues> = {

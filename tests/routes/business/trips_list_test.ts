@@ -142,3 +142,24 @@ Deno.test("trips list: search finds a trip by a stop's address, in any case, and
       assert.deepEqual(refs, ["STOP-1"], search);
     }
   }));
+
+Deno.test("trips list: search matches within one field, never across two", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    assert.equal(
+      (await book(t, b.api_key, { ...PARCEL, external_reference: "ACROSS-1" })).status,
+      201,
+    );
+    await t.settle();
+    const refsOf = async (search: string) => {
+      const r = await t.call("GET", `/business/trips?search=${encodeURIComponent(search)}`, {
+        key: b.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.map((x: { external_reference: string }) => x.external_reference);
+    };
+    // The pickup ends "Gaborone" and the destination starts "Plot 9": no field holds both.
+    assert.deepEqual(await refsOf("gaborone plot"), []);
+    assert.deepEqual(await refsOf("block 8 across"), []);
+    assert.deepEqual(await refsOf("mall, gabo"), ["ACROSS-1"]);
+  }));
