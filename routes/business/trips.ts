@@ -127,13 +127,20 @@ const TripsQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 
-/** The page a trips cursor asks after: its id is a trip number (the list's tie-break). */
+/** A number past every trip's: the whole millisecond of a cursor given before numbers. */
+const ALL_OF_ITS_MILLISECOND = "999999999999999";
+
+/**
+ * The page a trips cursor asks after: its id is a trip number (the list's tie-break). A cursor
+ * this list gave before it broke ties by number names a reference: it goes on from its
+ * millisecond whole (a trip of that millisecond may repeat, none is skipped), so a client paging
+ * across the upgrade is not refused.
+ */
 function tripsAfter(cursor: string | undefined) {
   const after = afterCursor(cursor);
-  if (after !== null && !/^\d{1,15}$/.test(after.id)) {
-    throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
-  }
-  return after;
+  if (after === null || /^\d{1,15}$/.test(after.id)) return after;
+  if (/^[A-Za-z0-9_-]{1,64}$/.test(after.id)) return { ...after, id: ALL_OF_ITS_MILLISECOND };
+  throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
 }
 
 function listRoutes(api: Api): void {
