@@ -1,7 +1,8 @@
 /**
  * Stopping: SIGTERM to the process the user started stops the server whichever way it was
  * started (`deno task start`, or under `npx`, which dies on SIGTERM without passing it on): its
- * port is freed within a bound.
+ * port is freed within a bound. Ctrl-C (SIGINT) stops it the same way, finishing the requests under
+ * way (issue 35 item 6).
  */
 import assert from "node:assert/strict";
 import { OPERATOR_TOKEN, startServer } from "../helpers/server_process.ts";
@@ -28,18 +29,20 @@ async function waitFree(port: number): Promise<boolean> {
   return false;
 }
 
-for (const how of ["task", "wrapped-task"] as const) {
-  Deno.test(`start: SIGTERM to ${how === "task" ? "deno task start" : "a wrapper such as npx"} stops the server and frees its port`, async () => {
+const ways = [["task", "SIGTERM"], ["wrapped-task", "SIGTERM"], ["task", "SIGINT"]] as const;
+for (const [how, signal] of ways) {
+  const started = how === "task" ? "deno task start" : "a wrapper such as npx";
+  Deno.test(`start: ${signal} to ${started} stops the server and frees its port`, async () => {
     const dataDir = await Deno.makeTempDir();
     const server = await startServer(dataDir, { how });
     try {
-      server.child.kill("SIGTERM");
+      server.child.kill(signal);
       assert.equal(await waitFree(server.livePort), true, "the live port is still taken");
       const answered = await fetch(`${server.live}/health`).then(async (r) => {
         await r.body?.cancel();
         return true;
       }, () => false);
-      assert.equal(answered, false, "the server still answers after SIGTERM");
+      assert.equal(answered, false, `the server still answers after ${signal}`);
     } finally {
       await server.stop();
       await Deno.remove(dataDir, { recursive: true });
@@ -47,55 +50,57 @@ for (const how of ["task", "wrapped-task"] as const) {
   });
 }
 
-Deno.test("stop: a request under way when SIGTERM comes is answered, then the server exits", async () => {
-  const dataDir = await Deno.makeTempDir();
-  const server = await startServer(dataDir);
-  try {
-    // A body the test is still sending: the request is under way until the test ends it.
-    let sendRest!: () => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const json = JSON.stringify({
-          name: "Late Courier",
-          plan: "business",
-          currency: "BWP",
-          country: "BW",
-          owner_email: "owner@late.example.com",
-        });
-        const half = Math.floor(json.length / 2);
-        controller.enqueue(new TextEncoder().encode(json.slice(0, half)));
-        sendRest = () => {
-          controller.enqueue(new TextEncoder().encode(json.slice(half)));
-          controller.close();
-        };
-      },
-    });
-    const answer = fetch(`${server.live}/api/operator/businesses`, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Authorization: `Bearer ${OPERATOR_TOKEN}`,
-      },
-      body,
-    });
-    // SIGTERM once the server is answering it (before, it would be no request under way).
-    assert.equal(await untilUnderWay(server.live), true, "the request never reached the server");
-    server.child.kill("SIGTERM");
-    const turnedAway = await stoppingAnswer(server.live);
-    sendRest();
-    const r = await answer;
-    const created = await r.json();
-    assert.equal(r.status, 201, JSON.stringify(created));
-    assert.match(created.data.id, /\S/);
-    // New requests were turned away while the one under way was still being sent.
-    assert.deepEqual(turnedAway, { status: 503, code: "service_stopping" });
-    const status = await server.child.status;
-    assert.equal(status.code, 0);
-  } finally {
-    await server.stop();
-    await Deno.remove(dataDir, { recursive: true });
-  }
-});
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`stop: a request under way when ${signal} comes is answered, then the server exits`, async () => {
+    const dataDir = await Deno.makeTempDir();
+    const server = await startServer(dataDir);
+    try {
+      // A body the test is still sending: the request is under way until the test ends it.
+      let sendRest!: () => void;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const json = JSON.stringify({
+            name: "Late Courier",
+            plan: "business",
+            currency: "BWP",
+            country: "BW",
+            owner_email: "owner@late.example.com",
+          });
+          const half = Math.floor(json.length / 2);
+          controller.enqueue(new TextEncoder().encode(json.slice(0, half)));
+          sendRest = () => {
+            controller.enqueue(new TextEncoder().encode(json.slice(half)));
+            controller.close();
+          };
+        },
+      });
+      const answer = fetch(`${server.live}/api/operator/businesses`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Authorization: `Bearer ${OPERATOR_TOKEN}`,
+        },
+        body,
+      });
+      // The signal once the server is answering it (before, it would be no request under way).
+      assert.equal(await untilUnderWay(server.live), true, "the request never reached the server");
+      server.child.kill(signal);
+      const turnedAway = await stoppingAnswer(server.live);
+      sendRest();
+      const r = await answer;
+      const created = await r.json();
+      assert.equal(r.status, 201, JSON.stringify(created));
+      assert.match(created.data.id, /\S/);
+      // New requests were turned away while the one under way was still being sent.
+      assert.deepEqual(turnedAway, { status: 503, code: "service_stopping" });
+      const status = await server.child.status;
+      assert.equal(status.code, 0);
+    } finally {
+      await server.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  });
+}
 
 /**
  * The answer `/health` gives once the stop has begun (503 `service_stopping` while requests under
