@@ -149,3 +149,36 @@ Deno.test("log: an outbound attempt and an alert raised each leave a line", asyn
     await receiver.close();
   }
 });
+
+Deno.test("log: a failed webhook attempt is a warning line with its failure's kind, and counted failed", async () => {
+  // issue 35 item 4: webhook attempts and failures each leave a line; item 5: by outcome.
+  const receiver = startReceiver();
+  receiver.failFirst = 1;
+  const log = logLines();
+  try {
+    await withTestEnv(async (t) => {
+      const courier = await bookedAndDelivered(t, receiver);
+      await until(
+        t,
+        () => log.all().some((l) => l.event === "outbound_attempt"),
+        "the failed attempt's line",
+      );
+      const failed = log.all().filter((l) =>
+        l.event === "outbound_attempt" && l.outcome === "failed"
+      );
+      assert.equal(failed.length, 1, JSON.stringify(log.all().map((l) => l.event)));
+      const line = failed[0]!;
+      assert.equal(line.level, 40, "a failed attempt is logged as a warning");
+      assert.equal(line.tenant_id, courier.business.id);
+      assert.equal(line.http_status, 500);
+      assert.equal(line.failure, "http_status");
+      assert.equal(line.stream, "client_webhook");
+      assert.equal(receiver.deliveries[0]!.status, 500);
+      assert.equal(receiver.deliveries[0]!.headers.get("X-Service-Delivery"), line.event_id);
+      assert.ok(!log.raw.join("").includes(receiver.deliveries[0]!.body), "a body was logged");
+      assert.ok(sample(await scrape(t), 'outbound_deliveries_total{outcome="failed"}')! >= 1);
+    }, { log: log.destination });
+  } finally {
+    await receiver.close();
+  }
+});
