@@ -74,3 +74,34 @@ Deno.test("billing events: an acknowledgement or requeue while the event is busy
       assert.equal(again.status, 200, `${ask.path}: ${JSON.stringify(again.body)}`);
     }
   }));
+
+Deno.test("billing endpoint: a URL keeps only what was checked: control characters and other ports are refused", () =>
+  withTestEnv(async (t) => {
+    // issue 35 item 7, as the business webhook URL (tests/routes/business/account_test.ts).
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const put = (url: string) =>
+      t.call("PUT", "/business/courier/billing/endpoint", { key, body: { url } });
+    for (
+      const url of [
+        "https://billing.example.com/a\tb",
+        "https://billing.example.com/a\nX-Injected: 1",
+        "https://billing.example.com/\u0000",
+        "https://billing.example.com:8443/x",
+        "https://billing.example.com:80/x",
+      ]
+    ) {
+      const bad = await put(url);
+      assert.equal(bad.status, 422, JSON.stringify(url));
+      assert.equal(bad.body.code, "validation_failed");
+      assert.equal(bad.body.errors[0].path, "url");
+    }
+    const now = await t.call("GET", "/business/courier/billing/endpoint", { key });
+    assert.equal(now.body.data.billing_endpoint_url, null, "nothing refused was kept");
+    // What is kept is the address as checked, not the text as sent.
+    const kept = await put("HTTPS://Billing.Example.COM:443/x");
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.equal(kept.body.data.billing_endpoint_url, "https://billing.example.com/x");
+    const after = await t.call("GET", "/business/courier/billing/endpoint", { key });
+    assert.equal(after.body.data.billing_endpoint_url, "https://billing.example.com/x");
+  }));
