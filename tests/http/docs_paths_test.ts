@@ -71,3 +71,33 @@ Deno.test("docs: every endpoint the README and docs/ name is an operation of the
     ]);
     assert.equal(served.has(`POST ${shape("/s/{token}")}`), false);
   }));
+
+/** Each link target a page writes (`[text](target)`), the formatter's wraps undone. */
+function linksOf(markdown: string): string[] {
+  const text = markdown.replace(/\n\s*/g, " ");
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+}
+
+Deno.test("docs: the README and docs/ link only to files inside the repository that exist", async () => {
+  // issue 35 item 6: everything a user needs is in the project, never a path outside it.
+  const root = await Deno.realPath(ROOT);
+  const broken: string[] = [];
+  let seen = 0;
+  for (const [page, text] of await pages()) {
+    for (const target of linksOf(text)) {
+      if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue;
+      seen++;
+      const file = new URL(target.replace(/#.*$/, ""), new URL(page, ROOT));
+      const real = await Deno.realPath(file).catch(() => null);
+      if (real === null || !(real === root || real.startsWith(`${root}/`))) {
+        broken.push(`${page}: ${target}`);
+      }
+    }
+  }
+  assert.ok(seen > 5, `only ${seen} links found: the pages' links are no longer read`);
+  assert.deepEqual(broken, []);
+  assert.deepEqual(linksOf("see [the\n  spec](../shared/spec/x.md#a) and [b](https://x.test)"), [
+    "../shared/spec/x.md#a",
+    "https://x.test",
+  ]);
+});
