@@ -229,3 +229,39 @@ Deno.test("book: a ride goes to its dropoff_* set whole; both sets disagreeing a
     assert.deepEqual(await balanceOf(t, b.api_key), before);
     assert.equal((await t.call("GET", "/business/trips/3", { key: b.api_key })).status, 404);
   }));
+
+Deno.test("book: every declared field of 2.1 is echoed alike on 201, the list and the read", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const declared = {
+      external_reference: "ORD-ECHO",
+      order_payload: { store_name: "Molapo", items: [{ name: "Bread", qty: 2 }] },
+      cod_amount: 150,
+      delivery_code: "4411",
+      age_verification_required: true,
+      expense_code: "OPS",
+      prep_minutes: 20,
+      handover_required: true,
+      shop_deliver: true,
+    };
+    const r = await book(t, b.api_key, { ...PARCEL, ...declared });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    await t.settle();
+    const read = await t.call("GET", `/business/trips/${r.body.data.reference}`, {
+      key: b.api_key,
+    });
+    const list = await t.call("GET", "/business/trips", { key: b.api_key });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const listed = list.body.data.find((x: { id: number }) => x.id === r.body.data.id);
+    for (const trip of [r.body.data, read.body.data, listed]) {
+      assert.equal(typeof trip.chat_token, "string");
+      assert.ok(trip.chat_token.length > 0);
+      assert.equal(typeof trip.billing_amount, "number");
+      for (const [field, value] of Object.entries(declared)) {
+        if (field === "order_payload") continue;
+        assert.deepEqual(trip[field], value, field);
+      }
+      assert.equal(trip.order_payload.external_reference, "ORD-ECHO");
+      assert.deepEqual(trip.order_payload.items, declared.order_payload.items);
+    }
+  }));
