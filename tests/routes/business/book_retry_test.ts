@@ -88,6 +88,36 @@ Deno.test("book retry: in progress answers 409 with Retry-After 5", () =>
     assert.equal(keyed.status, 201);
   }));
 
+Deno.test("book retry: an Idempotency-Key still running answers 409 request_in_progress with Retry-After 5", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const reference = bookingReference(
+      b.id,
+      { kind: "idempotency_key", value: "k-busy" },
+      () => "",
+    );
+    const first = await book(t, b.api_key, PARCEL);
+    const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
+      kind: "get",
+    });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    const { fingerprintOf } = await import("../../../src/business/rules/booking.ts");
+    // A first attempt under the key that claimed and has not finished.
+    const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
+      kind: "claim",
+      claim: {
+        draft: { ...read.reply.trip, reference, external_reference: null },
+        fingerprint: fingerprintOf(PARCEL),
+        key_kind: "idempotency_key",
+      },
+    });
+    assert.ok(claimed.ok);
+    const r = await book(t, b.api_key, PARCEL, { "Idempotency-Key": "k-busy" });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, "request_in_progress");
+    assert.equal(r.headers.get("Retry-After"), "5");
+  }));
+
 Deno.test("book retry: insufficient balance charges nothing and leaves the reference free", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t, "1.00");
