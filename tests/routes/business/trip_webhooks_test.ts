@@ -59,6 +59,9 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       assert.equal(cancel.data.reference, trip.reference);
       assert.equal(cancel.data.reason, "customer changed their mind");
       assert.equal(cancel.data.cancelled_by, "api_key", "the principal that cancelled");
+      // spec: business 6: trip.cancelled includes the refund status.
+      assert.equal(cancel.data.refund_status, "refunded");
+      assert.equal(Number(cancel.data.refund_amount), trip.billing_amount);
       // spec: business 2.4 rule 6: a webhook after the link was revoked says tracking_url null.
       const sent = receiver.deliveries.map((d) => JSON.parse(d.body))
         .filter((x) => x.data.reference === revoked.reference);
