@@ -1,7 +1,8 @@
 /**
  * The Postman collection (Business API 9.1) made from the OpenAPI document: a folder per
  * document and, within it, per section (tag); each request with its operation's credential as a
- * collection variable, and an example body sampled from its schema (its `example`s first).
+ * collection variable, and an example body sampled from its schema (its `example`s first);
+ * each request keeps its operation's documented answers, refusals too, as saved examples.
  */
 import OpenAPISampler from "openapi-sampler";
 import { METHODS, type OpenApiDocument, type SECURITY_SCHEMES } from "./openapi_shape.ts";
@@ -61,6 +62,10 @@ interface Operation {
   security?: Record<string, string[]>[];
   parameters?: { in: string; name: string; required?: boolean; schema?: JsonSchema }[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<
+    string,
+    { description?: string; content?: Record<string, { schema?: JsonSchema }> }
+  >;
 }
 
 type Auth =
@@ -122,6 +127,45 @@ function bodyOf(op: Operation, doc: OpenApiDocument) {
   };
 }
 
+/** An HTTP status's standard words, for the saved answer's status line. */
+const STATUS_WORDS: Record<number, string> = {
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/**
+ * The operation's documented answers as Postman saved examples, in the document's order: each
+ * status with a body sampled from its schema (issue 37 item 12: answers and refusals too).
+ */
+function answersOf(op: Operation, doc: OpenApiDocument) {
+  return Object.entries(op.responses ?? {}).filter(([status]) => /^\d{3}$/.test(status))
+    .map(([status, answer]) => {
+      const json = answer.content?.["application/json"]?.schema;
+      const code = Number(status);
+      return {
+        name: answer.description ?? status,
+        code,
+        status: STATUS_WORDS[code] ?? "",
+        header: json ? [{ key: "Content-Type", value: "application/json" }] : [],
+        ...(json ? { body: JSON.stringify(exampleOf(json, doc), null, 2) } : {}),
+        _postman_previewlanguage: json ? "json" : "text",
+      };
+    });
+}
+
 /** One request of the collection. */
 function requestOf(doc: OpenApiDocument, method: string, path: string, op: Operation) {
   const scheme = Object.keys(op.security?.[0] ?? {})[0];
@@ -158,6 +202,7 @@ function requestOf(doc: OpenApiDocument, method: string, path: string, op: Opera
       },
       ...(body ? { body } : {}),
     },
+    response: answersOf(op, doc),
   };
 }
 

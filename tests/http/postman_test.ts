@@ -136,3 +136,49 @@ Deno.test("postman: folders per document and section, each request's credential 
       "file",
     );
   }));
+
+interface SavedAnswer {
+  name: string;
+  code: number;
+  body?: string;
+}
+
+Deno.test("postman: each request keeps its operation's answers, refusals too, as examples their schemas accept", () =>
+  withTestEnv(async (t) => {
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const { body: collection } = await t.call("GET", "/api-docs/postman.json");
+    const answers = new Map<string, SavedAnswer[]>();
+    for (const document of collection.item as Folder[]) {
+      for (const section of document.item as Folder[]) {
+        for (const e of section.item as { request: PostmanRequest; response?: SavedAnswer[] }[]) {
+          const path = "/" + e.request.url.path.map((s) => s.replace(/^:(.+)$/, "{$1}")).join("/");
+          answers.set(`${e.request.method.toLowerCase()} ${path}`, e.response ?? []);
+        }
+      }
+    }
+    const checker = schemaChecker(doc);
+    for (const { method, path, op } of operationsOf(doc)) {
+      const documented = Object.entries(
+        (op as { responses?: Record<string, { content?: Record<string, { schema?: object }> }> })
+          .responses ?? {},
+      ).filter(([status]) => /^\d{3}$/.test(status));
+      const saved = answers.get(`${method} ${path}`)!;
+      assert.deepEqual(
+        saved.map((a) => a.code),
+        documented.map(([status]) => Number(status)),
+        `${method} ${path}`,
+      );
+      for (const [i, [status, answer]] of documented.entries()) {
+        const schema = answer.content?.["application/json"]?.schema;
+        if (!schema) continue;
+        const valid = checker.compile(schema);
+        const example = JSON.parse(saved[i]!.body!);
+        assert.ok(
+          valid(example),
+          `${method} ${path} ${status}: ${checker.errorsText(valid.errors)}`,
+        );
+      }
+    }
+    const book = answers.get("post /business/book")!.map((a) => a.code);
+    for (const code of [201, 409, 422]) assert.ok(book.includes(code), `book answers ${code}`);
+  }));
