@@ -253,6 +253,11 @@ Deno.test("book: every declared field of 2.1 is echoed alike on 201, the list an
     const list = await t.call("GET", "/business/trips", { key: b.api_key });
     assert.equal(list.status, 200, JSON.stringify(list.body));
     const listed = list.body.data.find((x: { id: number }) => x.id === r.body.data.id);
+    // spec: business 2.2: the declared and resolved fields alike on 201, list and read (the
+    // read adds its receipt and route, business 4.1).
+    const { receipt: _receipt, route: _route, ...readTrip } = read.body.data;
+    assert.deepEqual(listed, readTrip);
+    assert.deepEqual(r.body.data, readTrip);
     for (const trip of [r.body.data, read.body.data, listed]) {
       assert.equal(typeof trip.chat_token, "string");
       assert.ok(trip.chat_token.length > 0);
