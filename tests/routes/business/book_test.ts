@@ -270,3 +270,30 @@ Deno.test("book: every declared field of 2.1 is echoed alike on 201, the list an
       assert.deepEqual(trip.order_payload.items, declared.order_payload.items);
     }
   }));
+
+Deno.test("book: each test marker at the start of a name, item, address, stop or note is refused on live, naming it", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const stop = (address: string) => ({ stops: [{ address, lat: -24.63, lng: 25.92 }] });
+    const places: [string, (text: string) => Record<string, unknown>][] = [
+      ["passenger_name", (x) => ({ passenger_name: x })],
+      ["order_payload.items.0.name", (x) => ({ order_payload: { items: [{ name: x, qty: 1 }] } })],
+      ["pickup_address", (x) => ({ pickup_address: x })],
+      ["dest_address", (x) => ({ dest_address: x })],
+      ["stops.0.address", (x) => stop(x)],
+      ["note", (x) => ({ note: x })],
+    ];
+    const markers = ["__TEST", "[TEST]", "TEST ORDER", "DO NOT DELIVER"];
+    for (const [i, marker] of markers.entries()) {
+      for (const [path, field] of places) {
+        const r = await book(t, b.api_key, { ...PARCEL, ...field(`${marker} ${i}`) });
+        assert.equal(r.status, 422, `${marker} in ${path}`);
+        assert.equal(r.body.code, "test_booking_refused", `${marker} in ${path}`);
+        assert.ok(r.body.message.includes(path), `${r.body.message} names ${path}`);
+      }
+    }
+    // Only a marker the text starts with: one inside it is an ordinary word.
+    const inside = await book(t, b.api_key, { ...PARCEL, note: "please DO NOT DELIVER late" });
+    assert.equal(inside.status, 201, JSON.stringify(inside.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - inside.body.data.billing_amount));
+  }));
