@@ -37,13 +37,35 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
     })));
   // spec: business 8: rate headers on every response; anyone may read the contract, so it is
   // counted per address as other public calls are (and a document built per call is throttled).
-  api.get("/api-docs/openapi.json", anonymous, (c) => c.json(document(publicBaseUrl(c))));
-  api.get(
-    "/api-docs/postman.json",
-    anonymous,
-    (c) => c.json(postmanCollection(document(publicBaseUrl(c)))),
-  );
+  const openapi = keptPerOrigin((origin) => document(origin));
+  const postman = keptPerOrigin((origin) => postmanCollection(document(origin)));
+  api.get("/api-docs/openapi.json", anonymous, (c) => jsonText(openapi(publicBaseUrl(c))));
+  api.get("/api-docs/postman.json", anonymous, (c) => jsonText(postman(publicBaseUrl(c))));
   mountDocsPage(api);
+}
+
+/** Documents kept, by origin, a handful at most: an origin named by a Host header is the caller's. */
+const ORIGINS_KEPT = 4;
+
+/**
+ * The document's JSON for an origin, made once: the routes do not change while the service runs,
+ * and the collection with its examples (about 1.2 MB) takes some 100 ms of the serving thread to
+ * make, so a public call that made it each time would be a cheap way to load the service.
+ */
+function keptPerOrigin(make: (origin: string) => unknown): (origin: string) => string {
+  const kept = new Map<string, string>();
+  return (origin) => {
+    const found = kept.get(origin);
+    if (found !== undefined) return found;
+    const text = JSON.stringify(make(origin));
+    if (kept.size >= ORIGINS_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(origin, text);
+    return text;
+  };
+}
+
+function jsonText(text: string): Response {
+  return new Response(text, { headers: { "Content-Type": "application/json" } });
 }
 
 /**
