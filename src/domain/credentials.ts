@@ -46,6 +46,25 @@ export function keyMention(k: KeyRecord): Pick<KeyRecord, "hint" | "created_at">
   return { hint: k.hint, created_at: k.created_at };
 }
 
+/** A person as the log and the bus say of them: everything but their password's hash. */
+export function withoutPassword<T extends { password_hash: unknown }>(
+  person: T,
+): Omit<T, "password_hash"> {
+  const { password_hash: _, ...rest } = person;
+  return rest;
+}
+
+/** A `webhook_seals_bound` event as the log and the bus say of it: the secrets' ids and ages. */
+export function sealsBoundMention(
+  e: { kind: "webhook_seals_bound"; secret: WebhookSecret | null; previous: WebhookSecret | null },
+) {
+  return {
+    kind: e.kind,
+    secret: e.secret && secretMention(e.secret),
+    previous: e.previous && secretMention(e.previous),
+  };
+}
+
 /** The rotated-out secret as kept for its grace period. */
 export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
   return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };

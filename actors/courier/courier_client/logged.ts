@@ -4,9 +4,13 @@
  * checks against; the rest names the key by its hint and a user by id and e-mail. Events logged
  * whole by earlier versions still evolve to the same state.
  */
-import { keyMention, secretMention } from "../../../src/domain/credentials.ts";
+import {
+  keyMention,
+  sealsBoundMention,
+  secretMention,
+  withoutPassword,
+} from "../../../src/domain/credentials.ts";
 import type { CourierClientEvent } from "./messages.ts";
-import type { ClientUser } from "./state.ts";
 
 export function loggedEvent(e: CourierClientEvent): unknown {
   switch (e.kind) {
@@ -28,24 +32,13 @@ export function loggedEvent(e: CourierClientEvent): unknown {
       return { ...e, key: keyMention(e.key) };
     case "user_added":
       return { ...e, user: withoutPassword(e.user) };
-    case "password_changed": {
-      const { password_hash: _, ...rest } = e;
-      return rest;
-    }
+    case "password_changed":
+      return withoutPassword(e);
     case "webhook_set":
       return { ...e, secret: secretMention(e.secret) };
     case "webhook_seals_bound":
-      return {
-        kind: e.kind,
-        secret: e.secret && secretMention(e.secret),
-        previous: e.previous && secretMention(e.previous),
-      };
+      return sealsBoundMention(e);
     default:
       return e;
   }
-}
-
-function withoutPassword(u: ClientUser): Omit<ClientUser, "password_hash"> {
-  const { password_hash: _, ...rest } = u;
-  return rest;
 }

@@ -3,7 +3,12 @@
  * the operator (publicView, no hash or secret), to the log and the bus (logged: no sealed
  * secret, no hash), and to its audit trail (auditDetail).
  */
-import { keyMention, secretMention } from "../../../src/domain/credentials.ts";
+import {
+  keyMention,
+  sealsBoundMention,
+  secretMention,
+  withoutPassword,
+} from "../../../src/domain/credentials.ts";
 import { unreachable } from "../../../src/runtime/actor.ts";
 import type {
   Business,
@@ -12,7 +17,6 @@ import type {
   BusinessReply,
   By,
   PartnerKey,
-  Staff,
 } from "./types.ts";
 
 /** What authentication learns of the account a credential belongs to. */
@@ -82,18 +86,12 @@ export function logged(e: BusinessEvent): unknown {
       return { ...e, key: partnerKeyMention(e.key) };
     case "staff_added":
       return { ...e, staff: withoutPassword(e.staff) };
-    case "password_changed": {
-      const { password_hash: _, ...rest } = e;
-      return rest;
-    }
+    case "password_changed":
+      return withoutPassword(e);
     case "webhook_secret_rotated":
       return { ...e, secret: secretMention(e.secret) };
     case "webhook_seals_bound":
-      return {
-        kind: e.kind,
-        secret: e.secret && secretMention(e.secret),
-        previous: e.previous && secretMention(e.previous),
-      };
+      return sealsBoundMention(e);
     default:
       return e;
   }
@@ -101,11 +99,6 @@ export function logged(e: BusinessEvent): unknown {
 
 function partnerKeyMention(k: PartnerKey): Omit<PartnerKey, "hash"> {
   const { hash: _, ...rest } = k;
-  return rest;
-}
-
-function withoutPassword(s: Staff): Omit<Staff, "password_hash"> {
-  const { password_hash: _, ...rest } = s;
   return rest;
 }
 
