@@ -45,7 +45,9 @@ export const SEARCH_FIELD_SEPARATOR = "\u001f";
  * and external_reference (spec: business 4.1; migration 0034 for rows written before).
  */
 export function searchTextOf(t: Trip): string {
-  const addresses = [t.pickup.address, ...t.stops.map((s) => s.address), t.dest.address];
+  // A snapshot kept before trips had stops has none.
+  const stops = t.stops ?? [];
+  const addresses = [t.pickup.address, ...stops.map((s) => s.address), t.dest.address];
   return [t.reference, t.passenger_name, ...addresses, t.external_reference]
     .filter((x) => x !== null && x !== "").join(SEARCH_FIELD_SEPARATOR).toLowerCase();
 }
