@@ -5,8 +5,7 @@ import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull } from "../../../src/http/schemas.ts";
 import { FareEstimateAnswer, fareEstimateView } from "./reference_data.ts";
-
-const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
+import { PlaceAnswer } from "./trips.ts";
 
 export const CheckoutAnswer = FareEstimateAnswer.extend({
   reference: z.string().openapi({ example: "CO-7Q2M9X4K1C0D" }),

@@ -11,8 +11,7 @@ import { TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { UtcInstant } from "../../../src/http/schemas.ts";
-
-const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
+import { PlaceAnswer } from "./trips.ts";
 
 export const BoardOfferAnswer = z.object({
   offer_id: z.string(),

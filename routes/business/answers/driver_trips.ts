@@ -10,8 +10,8 @@ import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull } from "../../../src/http/schemas.ts";
+import { PlaceAnswer } from "./trips.ts";
 
-const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
 const when = orNull(z.string());
 
 export const DriverTripAnswer = z.object({
