@@ -211,7 +211,10 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
     case "cancel":
       return cancel(t, command, ctx);
     case "refunded":
-      return accept(t.refund ? [] : [{ kind: "trip_refunded", refund: command.refund }], replyOf);
+      return accept(
+        t.refund ? [] : [{ kind: "trip_refunded", refund: command.refund, at: ctx.now }],
+        replyOf,
+      );
     case "rotate_tracking":
     case "revoke_tracking":
       return accept(trackingLink(t, command, ctx.now), replyOf);

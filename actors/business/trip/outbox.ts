@@ -256,8 +256,9 @@ function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
         webhook(t, "trip.cancelled", e.at, {
           cancelled_by: e.by,
           reason: e.reason,
-          // The refund is owed in this commit and credited by its outbox: it will be made.
-          refund_status: e.refund_due ? "refunded" : "not_charged",
+          // spec: business 3.1, 6: owed in this commit, credited by its outbox later (the wallet
+          // may fail meanwhile): pending until the credit commits, reported then (below).
+          refund_status: e.refund_due ? "pending" : "not_charged",
           refund_amount: e.refund_due
             ? decimal(e.refund_due.amount_minor, e.refund_due.currency)
             : null,
@@ -265,6 +266,16 @@ function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
         ...(e.refund_due ? [{ outbox: TRIP_REFUND_OUTBOX, payload: refund }] : []),
       ];
     }
+    case "trip_refunded":
+      // spec: business 6: trip.cancelled carries the refund status; the credit landed, so the
+      // cancellation is reported again, refunded, under an id of its own (the trip is cancelled
+      // once: its second occurrence is this report).
+      return [webhook(t, "trip.cancelled", e.at ?? t.cancelled_at ?? t.created_at, {
+        cancelled_by: t.cancelled_by,
+        reason: t.cancel_reason,
+        refund_status: "refunded",
+        refund_amount: decimal(e.refund.amount_minor, e.refund.currency),
+      }, 2)];
     default:
       return [];
   }

@@ -377,7 +377,8 @@ export type TripEvent =
     reason: string | null;
     refund_due: Money | null;
   }
-  | { kind: "trip_refunded"; refund: Money }
+  /** `at`: when the credit was recorded (absent on events stored before it was kept). */
+  | { kind: "trip_refunded"; refund: Money; at?: number }
   | { kind: "tracking_link_rotated"; at: number; token: string; retired_hashes: string[] }
   | { kind: "tracking_link_revoked"; at: number };
 

@@ -20,7 +20,7 @@ const Receipt = z.object({
     description: "The fare as billed: its lines add up to total exactly",
   }),
   total: z.number().openapi({ description: "The trip's billing_amount" }),
-  refund_status: z.enum(["not_charged", "charged", "refunded"]),
+  refund_status: z.enum(["not_charged", "charged", "pending", "refunded"]),
   document_url: z.string().openapi({ description: "The receipt as an A4 PDF" }),
 });
 

@@ -64,7 +64,10 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   cancelled_at: orNull(z.string()),
   cancelled_by: orNull(z.string()),
   cancel_reason: orNull(z.string()),
-  refund_status: z.enum(["not_charged", "charged", "refunded"]),
+  refund_status: z.enum(["not_charged", "charged", "pending", "refunded"]).openapi({
+    description: "pending: cancelled, its charge not credited back yet (trip.cancelled is sent " +
+      "again, refunded, once it is)",
+  }),
   replayed: z.boolean().optional().openapi({
     description: "A retry of the same booking: the first trip",
   }),
@@ -153,10 +156,11 @@ export function tripView(
     cancelled_at: when(t.cancelled_at),
     cancelled_by: t.cancelled_by,
     cancel_reason: t.cancel_reason,
+    // spec: business 3.1, 6: refunded once the wallet credited it, pending until then.
     refund_status: t.refund
       ? "refunded"
       : t.charge && t.status === "cancelled"
-      ? "refunded"
+      ? "pending"
       : t.charge
       ? "charged"
       : "not_charged",

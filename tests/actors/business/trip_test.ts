@@ -182,13 +182,21 @@ Deno.test("trip: cancel before collection owes the refund once; again answers al
   const adds = tripActor.outbox!(c.events[0]!, h.state);
   const cancelled = adds.find((a) => a.outbox === BUSINESS_WEBHOOK_OUTBOX)!.payload as any;
   assert.equal(cancelled.data.cancelled_by, "api_key");
-  assert.equal(cancelled.data.refund_status, "refunded");
+  // spec: business 3.1, 6: owed, not credited yet: the wallet's credit follows the commit.
+  assert.equal(cancelled.data.refund_status, "pending");
   assert.equal(cancelled.external_reference, "ORD-1");
   assert.deepEqual(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1);
   const again = h.must({ kind: "cancel", by: "api_key", reason: null });
   assert.equal(again.reply.already_cancelled, true);
   assert.deepEqual(again.events, []);
-  h.must({ kind: "refunded", refund: CHARGE });
+  const refunded = h.must({ kind: "refunded", refund: CHARGE });
+  // The credit landed: trip.cancelled reports it, once, under an id of its own.
+  assert.deepEqual(webhooks(h, refunded.events), ["trip.cancelled"]);
+  const report = tripActor.outbox!(refunded.events[0]!, h.state)[0]!.payload as any;
+  assert.equal(report.data.refund_status, "refunded");
+  assert.equal(report.data.cancelled_by, "api_key");
+  assert.equal(report.data.reason, "customer changed mind");
+  assert.notEqual(report.event_id, cancelled.event_id);
   assert.deepEqual(h.must({ kind: "refunded", refund: CHARGE }).events, []);
   assert.deepEqual(h.replayed(), h.state);
 });

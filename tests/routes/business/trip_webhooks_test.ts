@@ -33,12 +33,17 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       });
       assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
       const revoked = await revokedThenCancelled(t, b.api_key);
-      await until(t, () => receiver.deliveries.length >= 4, "the two trips' webhooks");
+      // Each trip: trip.created, trip.cancelled, and trip.cancelled again once refunded.
+      await until(t, () => receiver.deliveries.length >= 6, "the two trips' webhooks");
 
       const deliveries = receiver.deliveries
         .filter((d) => JSON.parse(d.body).data.reference === trip.reference);
       const bodies = deliveries.map((d) => JSON.parse(d.body));
-      assert.deepEqual(bodies.map((x) => x.event).sort(), ["trip.cancelled", "trip.created"]);
+      assert.deepEqual(bodies.map((x) => x.event).sort(), [
+        "trip.cancelled",
+        "trip.cancelled",
+        "trip.created",
+      ]);
       for (const [i, d] of deliveries.entries()) {
         const body = bodies[i];
         assert.equal(body.external_reference, "ORD-77");
@@ -51,7 +56,13 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
         const v2 = d.headers.get("X-Service-Signature-V2");
         assert.deepEqual(await verifyV2(b.webhook_secret, d.body, v2, ts), { ok: true });
       }
-      const cancel = bodies.find((x) => x.event === "trip.cancelled");
+      const cancels = bodies.filter((x) => x.event === "trip.cancelled");
+      // spec: business 6: trip.cancelled includes the refund status: pending as the trip is
+      // cancelled (the wallet credits it after), refunded when trip.cancelled reports the credit.
+      assert.deepEqual(cancels.map((x) => x.data.refund_status).sort(), ["pending", "refunded"]);
+      assert.notEqual(cancels[0].id, cancels[1].id, "two facts, two ids");
+      const cancel = cancels.find((x) => x.data.refund_status === "pending");
+      const refunded = cancels.find((x) => x.data.refund_status === "refunded");
       const read = await t.call("GET", `/business/trips/${trip.id}`, { key: b.api_key });
       assert.match(trip.tracking_url, /\/api\/trip-track\/trk_/);
       assert.equal(read.body.data.tracking_url, trip.tracking_url);
@@ -59,15 +70,19 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       assert.equal(cancel.data.reference, trip.reference);
       assert.equal(cancel.data.reason, "customer changed their mind");
       assert.equal(cancel.data.cancelled_by, "api_key", "the principal that cancelled");
-      // spec: business 6: trip.cancelled includes the refund status.
-      assert.equal(cancel.data.refund_status, "refunded");
       assert.equal(Number(cancel.data.refund_amount), trip.billing_amount);
+      assert.equal(refunded.data.refund_status, "refunded");
+      assert.equal(Number(refunded.data.refund_amount), trip.billing_amount);
+      assert.equal(refunded.data.reason, "customer changed their mind");
       // spec: business 2.4 rule 6: a webhook after the link was revoked says tracking_url null.
       const sent = receiver.deliveries.map((d) => JSON.parse(d.body))
         .filter((x) => x.data.reference === revoked.reference);
       const urlOf = (event: string) => sent.find((x) => x.event === event)?.data.tracking_url;
       assert.equal(urlOf("trip.created"), revoked.tracking_url, "on while it was booked");
       assert.equal(urlOf("trip.cancelled"), null, "revoked before the cancellation");
+      assert.ok(
+        sent.filter((x) => x.event === "trip.cancelled").every((x) => !x.data.tracking_url),
+      );
       await t.settle();
       assert.equal(other.deliveries.length, 0, "another business's URL gets nothing");
     } finally {
