@@ -3,7 +3,7 @@
  * table (migration 0019), written by the `business_read_tables` projection from the trip actor's
  * snapshots, newest first, a keyset page at a time.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, sql, type SqlBool } from "kysely";
 import type { Trip } from "../../../actors/business/trip/mod.ts";
 import type { ProjectionOptions } from "../../db/bus_projection.ts";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
@@ -167,25 +167,43 @@ export async function tripPage(
 
 /**
  * One page of the trips a platform driver holds, across businesses, newest first (CONTRACT
- * "Driver app" GET /driver/trips). A trip given back leaves the list once projected.
+ * "Driver app" GET /driver/trips). Trips booked in the same millisecond keep booking order: by
+ * created_at, then the trip's number (numbered per business), then its reference (two businesses'
+ * trips of one number). The keyset's id is the reference, as cursors always named it: the number
+ * of the trip it names is read with it, so a cursor given before the number joined the order still
+ * asks the page after its trip. A trip given back leaves the list once projected.
  */
 export async function driverTripPage(
   db: Kysely<Database>,
   driverId: string,
   page: PageRequest,
 ): Promise<KeysetPage<Trip>> {
-  const q = db.selectFrom("business_trips")
-    .select(["id", "created_at", snapshotData("business_trip", "business_trips.id").as("data")])
+  let q = db.selectFrom("business_trips")
+    .select([
+      "id",
+      "number",
+      "created_at",
+      snapshotData("business_trip", "business_trips.id").as("data"),
+    ])
     .where("driver_id", "=", driverId);
-  const found = await keysetPage(
-    q,
-    { at: "business_trips.created_at", id: "business_trips.id", order: "desc" },
-    page,
-    (r) => ({ at: r.created_at, id: r.id }),
-  );
+  if (page.after !== null) {
+    const { at, id } = page.after;
+    // A cursor naming no trip (forged) asks nothing after it: the comparison is null.
+    const number = sql`(select p.number from business_trips p where p.id = ${id})`;
+    q = q.where(sql<SqlBool>`(business_trips.created_at, business_trips.number, business_trips.id)
+      < (cast(${at} as bigint), ${number}, ${id})`);
+  }
+  // One row more than the page tells whether another page follows.
+  const found = await q.orderBy("created_at", "desc").orderBy("number", "desc")
+    .orderBy("id", "desc").limit(page.limit + 1).execute();
+  const last = found[page.limit - 1];
+  const next = found.length > page.limit && last !== undefined
+    ? { at: last.created_at, id: last.id }
+    : null;
   // The snapshot may be newer than the row: a trip given back since is not the driver's.
-  const rows = snapshotsOf<Trip>(found.rows).filter((t) => t.driver?.id === driverId);
-  return { rows, next: found.next };
+  const rows = snapshotsOf<Trip>(found.slice(0, page.limit))
+    .filter((t) => t.driver?.id === driverId);
+  return { rows, next };
 }
 
 /** A row of the dispatcher's sweep: a trip waiting for a driver, and when it is due. */
