@@ -7,6 +7,7 @@
  */
 import {
   batchPricesActor,
+  type BatchPricesOwner,
   type BatchPricesReply,
   type StopPrice,
 } from "../../../actors/business/batch_prices.ts";
@@ -22,11 +23,13 @@ export function newPricesId(batch: string): string {
   return `${batch}:${crypto.randomUUID()}`;
 }
 
-/** Keeps the plan's prices under `id`, once (the same keep again changes nothing). */
+/**
+ * Keeps the plan's prices under `owner.id`, once (the same keep again changes nothing), with whose
+ * they are, so the batch sweep removes them once their batch needs them no more.
+ */
 export async function keepPrices(
   deps: Pick<Deps, "runtime">,
-  business: string,
-  id: string,
+  owner: BatchPricesOwner,
   plan: BatchPlan,
 ) {
   const stops = plan.prices.map((p): StopPrice => ({
@@ -35,16 +38,25 @@ export async function keepPrices(
     lines: p.fare.lines,
     distance_m: p.fare.distance_m,
   }));
-  orRefuse(await deps.runtime.ask(batchPricesActor, business, id, { kind: "keep", stops }));
+  orRefuse(
+    await deps.runtime.ask(batchPricesActor, owner.business_id, owner.id, {
+      kind: "keep",
+      stops,
+      owner,
+    }),
+  );
 }
 
-/** The prices the claim's stops are billed at; null for a batch stored before they were kept. */
+/**
+ * The prices the claim's stops are billed at; null for a batch stored before they were kept, and
+ * for one booked (its stops replay their trips: the sweep may have removed its prices).
+ */
 export async function keptPrices(
   deps: Pick<Deps, "runtime">,
   business: string,
   batch: Batch,
 ): Promise<BatchPricesReply | null> {
-  if (batch.prices === undefined) return null;
+  if (batch.prices === undefined || batch.booked_at !== null) return null;
   return orRefuse(
     await deps.runtime.read(batchPricesActor, business, batch.prices, { kind: "get" }),
   );

@@ -13,6 +13,10 @@
 import { type Batch, batchActor, type BatchStalledItem } from "../../../actors/business/batch.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import {
+  batchPricesActor,
+  type BatchPricesDueItem,
+} from "../../../actors/business/batch_prices.ts";
+import {
   foundOrNull,
   lastingRefusal,
   orRefuse,
@@ -125,4 +129,24 @@ async function endRefused(
   });
   // Released (its money refused): nothing is left to record.
   if (!r.ok && r.code !== "not_found") throw new Refused(r);
+}
+
+/**
+ * spec: business 4.2: a batch's prices are needed while the claim naming them is not booked (its
+ * stops left are billed at them, by a retry or the sweep above, however long that takes). Once
+ * their batch is booked, released, claimed under another draft or was never claimed, nothing
+ * reads them again: removed. Still needed: looked at again later.
+ */
+export async function sweepBatchPrices(deps: Pick<BatchDeps, "runtime">, item: BatchPricesDueItem) {
+  const got = await deps.runtime.read(batchActor, item.business_id, item.batch_id, {
+    kind: "get",
+  });
+  // A busy or failed read says nothing of the batch: thrown, so the item is tried again.
+  const batch = foundOrNull(got)?.batch;
+  const needed = batch !== undefined && batch.prices === item.id && batch.booked_at === null;
+  orRefuse(
+    await deps.runtime.ask(batchPricesActor, item.business_id, item.id, {
+      kind: needed ? "still_needed" : "remove",
+    }),
+  );
 }

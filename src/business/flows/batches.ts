@@ -304,7 +304,7 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
   }
   await checkFunds(deps, account, planned.plan);
   // Kept before the claim that names them, so no claim's stop is ever priced again.
-  await keepPrices(deps, business, draft.prices!, planned.plan);
+  await keepPrices(deps, { business_id: business, batch_id: id, id: draft.prices! }, planned.plan);
   return draft;
 }
 

@@ -14,9 +14,10 @@ import { completeBooking, type CompleteDeps, refundCharge } from "../flows/compl
 import { sweepStalledCheckout } from "../flows/checkouts.ts";
 import type { CheckoutStalledItem } from "../../../actors/business/checkout.ts";
 import { CHECKOUT_STALLED_OUTBOX } from "../rules/checkout.ts";
-import { sweepStalledBatch } from "../flows/batch_sweep.ts";
+import { sweepBatchPrices, sweepStalledBatch } from "../flows/batch_sweep.ts";
 import type { BatchStalledItem } from "../../../actors/business/batch.ts";
-import { BATCH_STALLED_OUTBOX } from "../rules/batch.ts";
+import { BATCH_PRICES_DUE_OUTBOX, BATCH_STALLED_OUTBOX } from "../rules/batch.ts";
+import type { BatchPricesDueItem } from "../../../actors/business/batch_prices.ts";
 
 /** The system, as wallet transactions and trails name it. */
 const BY = "system";
@@ -79,6 +80,11 @@ export function startBookingOutboxes(
     deps.runtime.handleOutbox(
       BATCH_STALLED_OUTBOX,
       (i) => sweepStalledBatch(deps, i.payload as BatchStalledItem),
+    ),
+    // spec: business 4.2: a batch's prices removed once their batch needs them no more.
+    deps.runtime.handleOutbox(
+      BATCH_PRICES_DUE_OUTBOX,
+      (i) => sweepBatchPrices(deps, i.payload as BatchPricesDueItem),
     ),
   ];
   return {

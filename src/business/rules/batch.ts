@@ -102,6 +102,17 @@ export const BATCH_STALLED_OUTBOX = "business_batch_stalled";
  */
 export const BATCH_BOOKING_STALL_MS = 2 * 60_000;
 
+/** The batch prices' timer that hands them to the batch sweep to see if their batch ended. */
+export const BATCH_PRICES_TIMER = "batch_prices_check";
+/** The outbox of the sweep that removes prices no batch needs any more (batch_sweep.ts). */
+export const BATCH_PRICES_DUE_OUTBOX = "business_batch_prices_due";
+/**
+ * How long a batch's prices are kept before the sweep first asks whether their batch still needs
+ * them, and again after each look while it does: far past any request between the keep and its
+ * claim (seconds), past the hold (BATCH_HOLD_MS) a batch abandoned half-way keeps its money for.
+ */
+export const BATCH_PRICES_CHECK_MS = 60 * 60_000;
+
 /**
  * The driving order (indexes of `dests`): from the first pickup, every destination once, by
  * cheapest insertion then 2-opt over great-circle distances.

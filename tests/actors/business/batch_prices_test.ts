@@ -5,6 +5,11 @@
 import assert from "node:assert/strict";
 import { batchPricesActor, type StopPrice } from "../../../actors/business/batch_prices.ts";
 import { ActorHarness } from "../../helpers/actor.ts";
+import {
+  BATCH_PRICES_CHECK_MS,
+  BATCH_PRICES_DUE_OUTBOX,
+  BATCH_PRICES_TIMER,
+} from "../../../src/business/rules/batch.ts";
 
 const VEHICLE: StopPrice["vehicle"] = {
   parcel_size: "small",
@@ -38,5 +43,30 @@ Deno.test("batch prices: not found before kept; kept once, a second keep answers
   assert.deepEqual(again.reply, first);
   assert.deepEqual(h.must({ kind: "get" }).reply, first);
   assert.deepEqual(h.state, { phase: "kept", stops: first, kept_at: 5 });
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("batch prices: kept with their owner, the sweep is handed them when their check is due; still needed they are looked at again, removed they are gone for good", () => {
+  const h = new ActorHarness(batchPricesActor, { now: 5 });
+  const owner = { business_id: "biz_1", batch_id: "BT-1", id: "BT-1:p" };
+  const kept = h.must({ kind: "keep", stops: [price(6191)], owner });
+  assert.deepEqual(kept.timers, [{
+    op: "set",
+    name: BATCH_PRICES_TIMER,
+    at: 5 + BATCH_PRICES_CHECK_MS,
+  }]);
+  const due = h.fire(BATCH_PRICES_TIMER);
+  assert.deepEqual(due.events.map((e) => e.kind), ["batch_prices_due"]);
+  assert.deepEqual(batchPricesActor.outbox!(due.events[0]!, h.state), [
+    { outbox: BATCH_PRICES_DUE_OUTBOX, payload: owner },
+  ]);
+  const again = h.must({ kind: "still_needed" });
+  assert.deepEqual([again.events, again.timers.map((x) => x.op)], [[], ["set"]]);
+  assert.deepEqual(h.must({ kind: "get" }).reply, [price(6191)]);
+  assert.deepEqual(h.must({ kind: "remove" }).events.map((e) => e.kind), ["batch_prices_removed"]);
+  h.refused({ kind: "get" }, "not_found");
+  h.refused({ kind: "keep", stops: [price(1)], owner }, "not_found");
+  assert.deepEqual(h.must({ kind: "remove" }).events, []);
+  assert.deepEqual(h.fire(BATCH_PRICES_TIMER).events, []);
   assert.deepEqual(h.replayed(), h.state);
 });
