@@ -163,7 +163,7 @@ function post(
   return accept(
     [
       { kind: "wallet_transaction", transaction, ...(drawn ? { drawn } : {}) },
-      ...lowBalance(state, command, after, ctx.now),
+      ...lowBalance(state, command, after, { at: ctx.now, transaction_id: transaction.id }),
     ],
     (s) => ({ state: s, transaction }),
   );
@@ -201,7 +201,7 @@ function lowBalance(
   state: WalletState,
   command: Posting,
   after: number,
-  at: number,
+  fall: { readonly at: number; readonly transaction_id: string },
 ): WalletEvent[] {
   const cur = command.currency;
   const notified = state.low?.[cur];
@@ -216,7 +216,7 @@ function lowBalance(
     balance_minor: after,
     threshold_minor: watch.threshold_minor,
     watch,
-    at,
+    ...fall,
   }];
 }
 
@@ -226,7 +226,11 @@ function lowBalanceItem(e: Extract<WalletEvent, { kind: "low_balance_reached" }>
     outbox: e.watch.outbox,
     payload: {
       business_id: e.watch.business_id,
-      event_id: `wallet:${e.currency}:low_balance:${e.at}`,
+      // One fall, one id: named by the debit that made it, as two falls (a refund between them)
+      // may share a millisecond, and an id named by the time alone sent the second as the first.
+      event_id: e.transaction_id === undefined
+        ? `wallet:${e.currency}:low_balance:${e.at}`
+        : `wallet:${e.currency}:low_balance:${e.transaction_id}`,
       event: "wallet.low_balance",
       external_reference: null,
       occurred_at: e.at,

@@ -124,6 +124,8 @@ export type WalletEvent =
     threshold_minor: number;
     watch: LowBalanceWatch;
     at: number;
+    /** The debit that took the balance below (absent on events stored before it was kept). */
+    transaction_id?: string;
   }
   | { kind: "low_balance_cleared"; currency: string };
 

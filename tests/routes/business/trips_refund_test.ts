@@ -72,3 +72,35 @@ Deno.test("trips: a cancellation whose wallet credit has not committed says refu
       await receiver.close();
     }
   }));
+
+Deno.test("trips: a refund that brings the wallet back over its threshold re-arms wallet.low_balance; falling below again in the same millisecond is a second notice with its own id", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await hooked(t, receiver);
+      const p = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { low_balance_threshold: 999 },
+      });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      // The manual clock stands still: the fall, the refund and the second fall share a moment.
+      const first = await book(t, b.api_key, { ...PARCEL, external_reference: "LOW-1" });
+      const c = await t.call("POST", `/business/trips/${first.body.data.reference}/cancel`, {
+        key: b.api_key,
+      });
+      assert.equal(c.status, 200, JSON.stringify(c.body));
+      await t.env.runtime.outboxesIdle();
+      assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000), "back over the threshold");
+      const second = await book(t, b.api_key, { ...PARCEL, external_reference: "LOW-2" });
+      assert.equal(second.status, 201, JSON.stringify(second.body));
+      const lows = () =>
+        receiver.deliveries.map((d) => JSON.parse(d.body))
+          .filter((x) => x.event === "wallet.low_balance");
+      await until(t, () => lows().length >= 2, "a notice for each fall below the threshold");
+      assert.notEqual(lows()[0].id, lows()[1].id);
+      await t.settle();
+      assert.equal(lows().length, 2);
+    } finally {
+      await receiver.close();
+    }
+  }));
