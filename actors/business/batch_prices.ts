@@ -55,7 +55,7 @@ export type BatchPricesState =
     /** By the stop's index in the batch's request (`stops[index]`). */
     readonly stops: readonly StopPrice[];
     readonly kept_at: number;
-    /** Absent on prices kept before the sweep removed them (never looked at). */
+    /** Absent on prices kept before they were swept: never looked at, kept for good. */
     readonly owner?: BatchPricesOwner;
   }
   /** Their batch ended without needing them: removed by the sweep, never kept again. */

@@ -144,7 +144,8 @@ export async function sweepBatchPrices(deps: Pick<BatchDeps, "runtime">, item: B
   // A busy or failed read says nothing of the batch: thrown, so the item is tried again.
   const batch = foundOrNull(got)?.batch;
   const needed = batch !== undefined && batch.prices === item.id && batch.booked_at === null;
-  orRefuse(
+  // Removed already (a second handling of the item): nothing is left to do.
+  foundOrNull(
     await deps.runtime.ask(batchPricesActor, item.business_id, item.id, {
       kind: needed ? "still_needed" : "remove",
     }),

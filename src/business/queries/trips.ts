@@ -188,7 +188,8 @@ export async function driverTripPage(
     .where("driver_id", "=", driverId);
   if (page.after !== null) {
     const { at, id } = page.after;
-    // A cursor naming no trip (forged) asks nothing after it: the comparison is null.
+    // A cursor naming no trip (forged) has no number: only the trips older than its time follow
+    // (a row comparison stops at the first unequal pair, and is null at the number's).
     const number = sql`(select p.number from business_trips p where p.id = ${id})`;
     q = q.where(sql<SqlBool>`(business_trips.created_at, business_trips.number, business_trips.id)
       < (cast(${at} as bigint), ${number}, ${id})`);
