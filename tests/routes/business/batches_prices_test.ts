@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { batchPricesActor } from "../../../actors/business/batch_prices.ts";
 import { batchActor } from "../../../actors/business/batch.ts";
 import { BATCH_PRICES_CHECK_MS, batchReference } from "../../../src/business/rules/batch.ts";
+import { sweepBatchPrices } from "../../../src/business/flows/batch_sweep.ts";
 import { commandKind, failAsks } from "../../helpers/faults.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness } from "./trips_fixtures.ts";
@@ -78,4 +79,23 @@ Deno.test("batch prices: a claim still unbooked keeps its prices; once its stops
     assert.equal(replay.status, 200, JSON.stringify(replay.body));
     assert.equal(replay.body.data.replayed, true);
     assert.equal(replay.body.data.billing_amount, retried.body.data.billing_amount);
+  }));
+
+Deno.test("batch prices: the sweep's item handled again once the prices are gone is done, not refused for ever", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { segment: "parcel", stops: LINE, external_reference: "BATCH-P2" };
+    const healed = failAsks(t.env.runtime, stopClaim(2));
+    const cut = await postBatch(t, b.api_key, body);
+    assert.equal(cut.status, 500, JSON.stringify(cut.body));
+    healed();
+    const id = batchReference(b.id, { kind: "reference", value: "BATCH-P2" }, () => "");
+    const read = await t.env.runtime.read(batchActor, b.id, id, { kind: "get" });
+    assert.ok(read.ok && read.reply.batch.prices !== undefined);
+    const item = { business_id: b.id, batch_id: id, id: read.reply.batch.prices };
+    // Gone already (a handling before this one), while the claim naming them is still unbooked.
+    const removed = await t.env.runtime.ask(batchPricesActor, b.id, item.id, { kind: "remove" });
+    assert.ok(removed.ok);
+    await sweepBatchPrices(t.env, item);
+    assert.equal(await pricesOf(t, b.id, item.id), "not_found");
   }));
