@@ -262,6 +262,13 @@ export const CHARGE_SWEEP_PAGES = 4;
  * retry of a request in flight, and still the same hour for the client that books.
  */
 export const STALLED_BOOKING_MS = 10 * 60_000;
+/**
+ * A laboratory profile's cold-slot reservation still unsettled this long after it was made (its
+ * request stopped between taking the slots and the profile) is settled by the shipment's sweep
+ * (src/courier/flows/lab_cold_slots.ts): long past any request in flight, and soon enough that a
+ * run's last cold slot is not lost for the day.
+ */
+export const COLD_RESERVATION_STALL_MS = 10 * 60_000;
 /** How far back the sweep looks for stalled bookings: a month of downtime, bounded scans. */
 export const STALLED_BOOKING_LOOKBACK_MS = 31 * 24 * 60 * 60 * 1000;
 /** Stalled bookings completed by one sweep; the rest by the next. */

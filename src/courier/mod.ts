@@ -55,6 +55,7 @@ import { startReadTables } from "./queries/read_tables.ts";
 import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
 import { ChargedEntries } from "./reactors/charged_entries.ts";
 import { ClosedOnRuns } from "./reactors/closed_on_runs.ts";
+import { ColdReservations } from "./reactors/cold_reservations.ts";
 import { PresentationsWithdrawn } from "./reactors/presentations_withdrawn.ts";
 import { chargedEntryFill } from "./flows/billing/entry_fill.ts";
 import { chargedEntryActor } from "../../actors/courier/charged_entry/mod.ts";
@@ -146,6 +147,8 @@ export const courierFeature: Feature = {
         charged_entries: new ChargedEntries({ runtime }),
         // spec: courier 3.4: the runs holding a shipment operations closed end its item.
         closed_on_runs: new ClosedOnRuns({ runtime }),
+        // spec: courier 2.10: a cold-slot reservation its profile's request left pending.
+        cold_reservations: new ColdReservations({ runtime }),
         // spec: courier 3.4, 3.2: a presentation the crossing withdrew, withdrawn on the shipment.
         presentations_withdrawn: new PresentationsWithdrawn({ runtime }),
         // spec: courier 3.1: the hourly retry of the charge events that wait for an endpoint.

@@ -120,9 +120,10 @@ export type RunCommand =
   /**
    * A laboratory profile made the shipment cold chain (or no longer): its pieces take a cold slot
    * each (courier 2.10), now and when it comes on board later; refused when that exceeds the
-   * run's cold slots.
+   * run's cold slots. `seq` orders the tells about one shipment (src/courier/flows/runs/
+   * cold_slots.ts): one older than the latest the run took is stale and changes nothing.
    */
-  | { kind: "cold_chain"; waybill: string; cold: boolean; by: string }
+  | { kind: "cold_chain"; waybill: string; cold: boolean; by: string; seq?: number }
   | {
     kind: "stop_border";
     stop_id: string;

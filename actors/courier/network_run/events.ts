@@ -8,6 +8,7 @@
 import type { VoidCode } from "./commands.ts";
 import type { FollowUp } from "./follow_ups.ts";
 import {
+  type ColdTold,
   type Collected,
   type EndState,
   type Expense,
@@ -20,6 +21,7 @@ import {
   type RunStatus,
   type Stop,
   VOIDED_STEPS_MAX,
+  withTold,
 } from "./run.ts";
 
 /** What a change did to the run; every one but the creation records its history entry. */
@@ -79,6 +81,8 @@ export type RunOutcome =
     cold_chain_waybills: readonly string[];
     /** The items whose cold slots the profile changed, and their count now. */
     items: readonly { item: number; cold_slots: number }[];
+    /** The shipment told and the tell's order (absent: sent before tells were ordered). */
+    told?: ColdTold;
     entry: HistoryEntry;
   }
   | { kind: "stop_presented"; stop_id: string; crossings: readonly string[]; entry: HistoryEntry }
@@ -287,6 +291,7 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
       return {
         ...run,
         cold_chain_waybills: e.cold_chain_waybills,
+        ...(e.told ? { cold_chain_told: withTold(run, e.told) } : {}),
         items: at(run, [...slots.keys()], (i, n) => ({
           ...i,
           load: { ...i.load, cold_slots: slots.get(n)! },

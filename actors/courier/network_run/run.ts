@@ -197,10 +197,16 @@ export interface NetworkRun {
   readonly unassigned_times?: number;
   /**
    * The shipments a laboratory profile made cold chain after they boarded, or while they were
-   * boarding (src/courier/flows/runs coldChainOnRuns): each of their pieces takes a cold slot
+   * boarding (src/courier/flows/runs/cold_slots.ts): each of their pieces takes a cold slot
    * here, whenever it comes on board. Internal; absent on runs kept before it was.
    */
   readonly cold_chain_waybills?: readonly string[];
+  /**
+   * The latest cold-chain tell taken about each shipment, by its order (commands.ts
+   * `cold_chain` seq): a stale one (a release overtaken by a reservation made since) changes
+   * nothing. Internal; absent on runs kept before it was.
+   */
+  readonly cold_chain_told?: readonly ColdTold[];
   /**
    * The changes whose follow-ups (events.ts `follow_ups_due`) are not yet known done, by batch.
    * Internal; absent on runs kept before it was.
@@ -248,6 +254,7 @@ export type NewRun = Omit<
   | "departed_at"
   | "unassigned_times"
   | "cold_chain_waybills"
+  | "cold_chain_told"
   | "follow_ups_due"
   | "released_claims"
   | "delivery_voids"
@@ -308,6 +315,22 @@ export function holdsOpen(run: NetworkRun, waybill: string): boolean {
 /** Whether the run waits for a driver: it has stops and none is assigned (courier 2.9). */
 export function isUnassigned(run: NetworkRun): boolean {
   return run.driver_id === null && run.stops.length > 0 && run.status !== "closed";
+}
+
+/** A cold-chain tell about one shipment, by its order. */
+export interface ColdTold {
+  readonly waybill: string;
+  readonly seq: number;
+}
+
+/** The order of the latest cold-chain tell the run took about `waybill`, if any. */
+export function toldSeq(run: NetworkRun, waybill: string): number | undefined {
+  return (run.cold_chain_told ?? []).find((t) => t.waybill === waybill)?.seq;
+}
+
+/** The run's latest tells with `told` in place of the one before about its shipment. */
+export function withTold(run: NetworkRun, told: ColdTold): readonly ColdTold[] {
+  return [...(run.cold_chain_told ?? []).filter((t) => t.waybill !== told.waybill), told];
 }
 
 /** A load as a run counts it: a cold-chain shipment takes a cold slot per piece (courier 2.10). */

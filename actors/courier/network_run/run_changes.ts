@@ -22,6 +22,7 @@ import {
   type RunItem,
   type Stop,
   STOPS_MAX,
+  toldSeq,
 } from "./run.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
@@ -190,11 +191,17 @@ export function expense(run: NetworkRun, c: Change<"expense">, now: number): Ste
 export function coldChain(run: NetworkRun, c: Change<"cold_chain">, now: number): Step {
   // A closed run carries nothing any more: nothing to count (step answers it as before).
   if (run.status === "closed") return SAME;
+  // spec: courier 2.10: a release overtaken by a reservation made since (or a reservation the
+  // sweep released since) is stale: the latest tell about the shipment stands.
+  const last = toldSeq(run, c.waybill);
+  if (c.seq !== undefined && last !== undefined && c.seq <= last) return SAME;
   const told = run.cold_chain_waybills ?? [];
   const counted = itemsWhere(run, (i) => i.waybill === c.waybill && isCarried(i));
   const slots = (n: number) => c.cold ? run.items[n]!.load.pieces : 0;
   const recount = counted.some((n) => run.items[n]!.load.cold_slots !== slots(n));
-  if (told.includes(c.waybill) === c.cold && !recount) return SAME;
+  // Nothing to count: only a newer tell's order is kept.
+  const same = told.includes(c.waybill) === c.cold && !recount;
+  if (same && c.seq === undefined) return SAME;
   const waybills = c.cold
     ? [...told.filter((w) => w !== c.waybill), c.waybill]
     : told.filter((w) => w !== c.waybill);
@@ -205,7 +212,7 @@ export function coldChain(run: NetworkRun, c: Change<"cold_chain">, now: number)
     0,
   );
   const cold = carried + reservedOpen(run).cold_slots;
-  if (c.cold && cold > run.capacity.cold_slots) {
+  if (c.cold && !same && cold > run.capacity.cold_slots) {
     return reject(
       "capacity_exceeded",
       `run ${run.id} has ${run.capacity.cold_slots} cold slots: keeping ${c.waybill} cold ` +
@@ -217,6 +224,7 @@ export function coldChain(run: NetworkRun, c: Change<"cold_chain">, now: number)
     kind: "cold_chain_counted",
     cold_chain_waybills: waybills,
     items: counted.map((n) => ({ item: n, cold_slots: slots(n) })),
+    ...(c.seq === undefined ? {} : { told: { waybill: c.waybill, seq: c.seq } }),
     entry: entry("cold_chain", c.by, now, c.waybill),
   }];
 }

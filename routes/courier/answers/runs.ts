@@ -271,6 +271,7 @@ export function runView(run: NetworkRun) {
     departed_at: _departed,
     unassigned_times: _unassigned,
     cold_chain_waybills: _cold,
+    cold_chain_told: _told,
     follow_ups_due: _due,
     ...fields
   } = run;

@@ -18,7 +18,7 @@ import type {
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askLabSample, bookColdChain, readShipment } from "./lab.ts";
-import { coldChainOnRuns } from "./runs/mod.ts";
+import { profiledColdSlots, reserveColdSlots, settleColdSlots } from "./runs/mod.ts";
 
 export interface LabProfileRequest {
   readonly waybill: string;
@@ -51,22 +51,27 @@ export async function profileLabSample(
     : null;
   // Cold slots on the runs it boarded are taken before the sample is cold, so no run carries
   // it uncounted; a run without room refuses the profile (courier 2.10; 5 runs:override).
+  const { waybill } = shipment;
   const cold = input.profile.min_temp_c !== null || input.profile.max_temp_c !== null;
-  const reserved = cold ? await coldChainOnRuns(runtime, tenant, shipment.waybill, true, by) : null;
+  const reservation = cold ? await reserveColdSlots(runtime, tenant, waybill, by) : null;
   let sample: LabSample;
   try {
-    sample = await askLabSample(runtime, tenant, shipment.waybill, {
+    sample = await askLabSample(runtime, tenant, waybill, {
       kind: "profile",
-      waybill: shipment.waybill,
+      waybill,
       courier_id: tenant,
       profile: { ...input.profile, checklist },
       by,
     });
   } catch (e) {
-    await reserved?.undo();
+    // Refused: the reservation is settled, its slots given back unless the sample is cold. A
+    // settling that fails leaves it pending for the sweep (shipment_runs.ts).
+    if (reservation !== null) {
+      await settleColdSlots(runtime, tenant, waybill, reservation, by).catch(() => undefined);
+    }
     throw e;
   }
-  if (!sample.cold_chain) await coldChainOnRuns(runtime, tenant, shipment.waybill, false, by);
+  await profiledColdSlots(runtime, tenant, { waybill, reservation, cold: sample.cold_chain }, by);
   const charge = sample.cold_chain ? await bookColdChain(runtime, shipment, by) : null;
   return { sample, cold_chain_charge: charge };
 }

@@ -1,11 +1,18 @@
 /**
  * The runs one shipment has boarded and its cold-chain flag (actors/courier/shipment_runs.ts;
- * courier 2.10 cold slots): boarding is recorded once per run, the flag only when it changes,
- * and every reply says what the flag was before the command.
+ * courier 2.10 cold slots): boarding is recorded once per run, each cold-chain reservation is
+ * pending until settled (the sweep settles one left pending), the flag is released only with
+ * none pending and none made since, and every reply says what the flag was before the command.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { SHIPMENT_RUNS_MAX, shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import {
+  COLD_RESERVATIONS_OUTBOX,
+  COLD_RESERVATIONS_TIMER,
+  SHIPMENT_RUNS_MAX,
+  shipmentRunsActor,
+} from "../../../actors/courier/shipment_runs.ts";
+import { COLD_RESERVATION_STALL_MS } from "../../../src/limits.ts";
 import { ActorHarness } from "../../helpers/actor.ts";
 
 Deno.test("shipment runs: boarding a run records it once", () => {
@@ -19,46 +26,75 @@ Deno.test("shipment runs: boarding a run records it once", () => {
   assert.equal(shipmentRunsActor.publishEvents, false, "nobody downstream needs the events");
 });
 
-Deno.test("shipment runs: the cold-chain flag is recorded with each reservation's number, the reply naming the flag before", () => {
-  const h = new ActorHarness(shipmentRunsActor);
+Deno.test("shipment runs: each cold-chain reservation is numbered and pending until settled, the reply naming the flag before", () => {
+  const h = new ActorHarness(shipmentRunsActor, { now: 1_000 });
   h.must({ kind: "board", run_id: "run_1" });
   const set = h.must({ kind: "cold_chain", cold: true });
-  assert.deepEqual(set.events, [{ kind: "cold_chain_set", cold: true, reservation: 1 }]);
+  assert.deepEqual(set.events, [{ kind: "cold_reserved", reservation: 1, at: 1_000 }]);
   assert.deepEqual(set.reply, {
     runs: ["run_1"],
     cold_chain: true,
     cold_reservations: 1,
+    cold_pending: [{ reservation: 1, at: 1_000 }],
     was_cold_chain: false,
   });
+  assert.deepEqual(set.timers, [
+    { op: "set", name: COLD_RESERVATIONS_TIMER, at: 1_000 + COLD_RESERVATION_STALL_MS },
+  ]);
   const again = h.must({ kind: "cold_chain", cold: true });
-  assert.deepEqual(again.events, [{ kind: "cold_chain_set", cold: true, reservation: 2 }]);
+  assert.deepEqual(again.events, [{ kind: "cold_reserved", reservation: 2, at: 1_000 }]);
   assert.equal(again.reply?.was_cold_chain, true);
   // A boarding after the flag sees it: its load counts the cold slots.
   const boarded = h.must({ kind: "board", run_id: "run_2" });
-  assert.deepEqual(boarded.reply, {
-    runs: ["run_1", "run_2"],
-    cold_chain: true,
-    cold_reservations: 2,
-    was_cold_chain: true,
-  });
-  h.must({ kind: "cold_chain", cold: false });
+  assert.equal(boarded.reply?.cold_chain, true);
+  assert.deepEqual(boarded.reply?.runs, ["run_1", "run_2"]);
+  // spec: courier 2.10: never released while a reservation is pending.
+  assert.deepEqual(h.must({ kind: "cold_chain", cold: false, seen: 2 }).events, []);
+  assert.equal(h.must({ kind: "cold_settle", reservation: 1 }).reply?.settled, true);
+  const last = h.must({ kind: "cold_settle", reservation: 2 });
+  assert.deepEqual(last.timers, [{ op: "cancel", name: COLD_RESERVATIONS_TIMER }]);
+  assert.equal(h.must({ kind: "cold_settle", reservation: 2 }).reply?.settled, false);
+  h.must({ kind: "cold_chain", cold: false, seen: 2 });
   assert.equal(h.must({ kind: "get" }).reply?.cold_chain, false);
   assert.deepEqual(h.fire("x").events, []);
   assert.deepEqual(h.replayed(), h.state);
 });
 
-Deno.test("shipment runs: a refused profile takes back only its own reservation, not one made since", () => {
+Deno.test("shipment runs: a release seen before a reservation made since changes nothing", () => {
   const h = new ActorHarness(shipmentRunsActor);
-  const first = h.must({ kind: "cold_chain", cold: true }).reply!.cold_reservations!;
-  h.must({ kind: "cold_chain", cold: true }); // another profile reserves meanwhile
-  const stale = h.must({ kind: "cold_chain", cold: false, undo: first });
+  h.must({ kind: "cold_chain", cold: true });
+  h.must({ kind: "cold_settle", reservation: 1 });
+  // Found not cold after reservation 1; reservation 2 is made before the release arrives.
+  h.must({ kind: "cold_chain", cold: true });
+  h.must({ kind: "cold_settle", reservation: 2 });
+  const stale = h.must({ kind: "cold_chain", cold: false, seen: 1 });
   assert.deepEqual(stale.events, []);
   assert.equal(stale.reply?.cold_chain, true);
-  const own = h.must({ kind: "cold_chain", cold: true }).reply!.cold_reservations!;
-  const undone = h.must({ kind: "cold_chain", cold: false, undo: own });
-  assert.deepEqual(undone.events, [{ kind: "cold_chain_set", cold: false }]);
-  assert.equal(undone.reply?.cold_chain, false);
+  const released = h.must({ kind: "cold_chain", cold: false, seen: 2 });
+  assert.deepEqual(released.events, [{ kind: "cold_chain_set", cold: false }]);
+  assert.equal(released.reply?.cold_chain, false);
   assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("shipment runs: a reservation left pending past the bound goes to the sweep's outbox", () => {
+  const h = new ActorHarness(shipmentRunsActor, { now: 0 });
+  h.must({ kind: "cold_chain", cold: true });
+  h.now = 60_000;
+  h.must({ kind: "cold_chain", cold: true });
+  h.now = COLD_RESERVATION_STALL_MS;
+  const fired = h.fire(COLD_RESERVATIONS_TIMER);
+  assert.deepEqual(fired.events, [{ kind: "cold_reservations_stalled", reservations: [1] }]);
+  assert.deepEqual(shipmentRunsActor.outbox!(fired.events[0]!, h.state), [
+    { outbox: COLD_RESERVATIONS_OUTBOX, payload: { reservations: [1] } },
+  ]);
+  // Looked at again later while any is pending.
+  assert.deepEqual(fired.timers, [
+    { op: "set", name: COLD_RESERVATIONS_TIMER, at: 2 * COLD_RESERVATION_STALL_MS },
+  ]);
+  h.must({ kind: "cold_settle", reservation: 1 });
+  h.must({ kind: "cold_settle", reservation: 2 });
+  h.now = 2 * COLD_RESERVATION_STALL_MS;
+  assert.deepEqual(h.fire(COLD_RESERVATIONS_TIMER).events, []);
 });
 
 Deno.test("shipment runs: at most SHIPMENT_RUNS_MAX runs are kept, the most recent last", () => {

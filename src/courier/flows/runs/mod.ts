@@ -10,7 +10,13 @@ export { type FieldError, needScope, type RunCaller, type RunDeps } from "./call
 export { followThrough } from "./follow_ups.ts";
 export { closeOnRuns, outForDeliveryPastBorder, performFollowUp, redoBatches } from "./perform.ts";
 export { RUN_FOLLOW_UPS_WORKER } from "./parking.ts";
-export { boardRun, coldChainOnRuns, runLoadOf, shipmentLoad } from "./loads.ts";
+export { boardRun, runLoadOf, shipmentLoad } from "./loads.ts";
+export {
+  profiledColdSlots,
+  reserveColdSlots,
+  settleColdSlots,
+  sweepColdReservations,
+} from "./cold_slots.ts";
 export {
   arrive,
   close,

@@ -208,7 +208,7 @@ async function takeIn(
 ) {
   const toRun = t.target.id;
   // Boarding is recorded before the target counts the items, so a cold-chain profile set from
-  // now on finds the target too (coldChainOnRuns); one set since this run was read counts here.
+  // now on finds the target too (reserveColdSlots); one set since this run was read counts here.
   const items = [];
   for (const i of t.open) {
     const cold = await boardRun(deps.runtime, caller.tenant, i.waybill, toRun);
