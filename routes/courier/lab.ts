@@ -166,7 +166,8 @@ export function labRoutes(api: Api): void {
     path: "/business/shipments/{reference}/lab/profile",
     summary: "Set a laboratory sample's profile: type, temperature range in °C (either bound " +
       "makes it cold chain and books the cold-chain charge once), deadline, seal, checklist. " +
-      "Replaceable until the first tick, reading or block, or until its deadline passes",
+      "Replaceable until the first tick, reading or block, its deadline, or its handover to the " +
+      "laboratory",
     tag,
     security: "business",
     middleware: operate,
@@ -177,8 +178,8 @@ export function labRoutes(api: Api): void {
       not_found: "no compliance checklist by checklist_code, or no such checklist_version",
       invalid_temperature_range: "a bound with more than one decimal or out of range, or " +
         "min_temp_c above max_temp_c",
-      lab_profile_locked: "ticks, readings or blocks are recorded, or the deadline has " +
-        "passed: the profile is fixed",
+      lab_profile_locked: "ticks, readings or blocks are recorded, the deadline has passed, " +
+        "or a run handed the sample to the laboratory: the profile is fixed",
       capacity_exceeded: "a temperature range makes the sample cold chain, and a run it is on " +
         "has fewer cold slots free than it has pieces (`run_id` names it)",
       ...LATER_CHARGE_REFUSALS,

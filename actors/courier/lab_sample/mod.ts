@@ -3,8 +3,8 @@
  * append-only series of temperature readings. Tenant = the courier business id, id = the waybill.
  *
  * Rules:
- * - A profile comes first. It may be replaced until the first tick, reading or block, or until
- *   its deadline passes; after that it is locked (the same profile sent again is a harmless
+ * - A profile comes first. It may be replaced until the first tick, reading or block, until its
+ *   deadline passes, or until a run hands the sample to the laboratory; after that it is locked (the same profile sent again is a harmless
  *   retry). Setting `min_temp_c` or `max_temp_c` makes the sample cold chain: its charge is due
  *   from that commit until the ledger confirms it (charges.ts; booked by src/courier/flows/lab.ts
  *   and src/courier/reactors/lab_charges.ts).

@@ -1,7 +1,7 @@
 /**
  * The sample's profile (courier 2.10, 3.4): type, laboratory, a range of whole tenths of °C (set,
  * it makes the sample cold chain), deadline, seal and checklist. It may be replaced until first
- * use or its deadline, then it is locked.
+ * use, its deadline or its handover to the laboratory, then it is locked.
  */
 import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import { whole } from "./accepted.ts";
@@ -63,6 +63,14 @@ export function profile(
   if ("ok" in next) return next;
   if (state !== null) {
     if (JSON.stringify(state.profile) === JSON.stringify(next)) return whole([]);
+    // spec: courier 3.4, 2.6 rule 1: the laboratory has the sample: a range set now would charge
+    // a cold chain the courier never kept, a deadline judge a handover already made.
+    if (state.handed_over_at !== undefined) {
+      return reject(
+        "lab_profile_locked",
+        `the profile is fixed once the sample was handed over to the laboratory: ${state.waybill}`,
+      );
+    }
     // spec: courier 3.4: a late sample blocks until the laboratory decides. Once the deadline
     // has passed the sample is late whether or not anyone recorded it yet, so a new profile
     // cannot move the deadline (or drop it) and undo the lateness.

@@ -14,6 +14,7 @@ import {
   approveCommand,
   DEADLINE,
   HOUR,
+  profileCommand,
   profiled,
   reading,
   T0,
@@ -224,6 +225,28 @@ Deno.test("lab sample: after the handover nothing the laboratory records makes i
   // A reading taken while still in the courier's care blocks, whenever it is sent.
   h.must(reading(20, { time: DEADLINE - 2 * HOUR }));
   assert.deepEqual(verdict(h).reasons, ["temperature_out_of_range"]);
+});
+
+Deno.test("lab sample: once handed over, the profile is fixed: no range, deadline or charge comes after", () => {
+  const h = profiled({ min_temp_c: null, max_temp_c: null });
+  h.must({ kind: "handed_over", at: T0 + HOUR });
+  // spec: courier 3.4, 2.6 rule 1: the laboratory has it: a cold range set now would charge a
+  // cold chain the courier never kept, a new deadline judge a handover already made.
+  h.refused(
+    profileCommand({ min_temp_c: 2, max_temp_c: 8 }),
+    "lab_profile_locked",
+    "the profile is fixed once the sample was handed over to the laboratory: WB1",
+  );
+  h.refused(
+    profileCommand({ min_temp_c: null, max_temp_c: null, deadline_at: null }),
+    "lab_profile_locked",
+  );
+  assert.deepEqual(
+    h.must(profileCommand({ min_temp_c: null, max_temp_c: null })).events,
+    [],
+    "the same profile again: a retry",
+  );
+  assert.equal(h.state!.cold_chain, false);
 });
 
 Deno.test("lab sample: the summary carries no readings or ticks", () => {
