@@ -18,7 +18,7 @@
  *   marks it broken (for good); `ok: true` marks it intact while it is not broken.
  * - Blocks (3.4): a late sample (a tick, reading or handover check after `deadline_at`, or a
  *   reading taken after it), a reading outside [min, max] and a broken seal each open a block on
- *   the laboratory handover. Only `approve`, recorded by someone with runs:override, clears them:
+ *   the laboratory handover while the sample is in the courier's care. Only `approve`, recorded by someone with runs:override, clears them:
  *   `accept` clears the blocks open now (a later exception blocks again), `reject` refuses the
  *   handover for good.
  *

@@ -1,6 +1,7 @@
 /**
  * Checklist ticks (courier 3.4): the latest tick per item is kept; a checklist bounds the items.
- * The item `seal` records the seal: broken (for good) by `ok: false` or another seal id.
+ * The item `seal` records the seal: broken (for good) by `ok: false` or another seal id, which
+ * blocks the handover unless the laboratory has the sample already.
  */
 import { type Ctx, reject } from "../../../src/runtime/actor.ts";
 import { noProfile, whole } from "./accepted.ts";
@@ -60,7 +61,10 @@ export function tick(
   };
   const seal = item === SEAL_ITEM ? sealAfter(state, command.ok, sealId) : null;
   const events: LabSampleEvent[] = [{ kind: "ticked", tick: entry, seal }];
-  if (seal === "broken" && state.seal !== "broken") {
+  // spec: courier 3.4: a broken seal blocks the handover while the sample is in the courier's
+  // care; found by the laboratory after it, it is kept and blocks nothing (as a late reading).
+  const inCare = state.handed_over_at === undefined;
+  if (seal === "broken" && state.seal !== "broken" && inCare) {
     const why = command.ok
       ? `seal ${sealId} is not the profile's seal ${state.profile.seal_id}`
       : "the seal was found broken";

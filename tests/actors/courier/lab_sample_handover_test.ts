@@ -222,6 +222,12 @@ Deno.test("lab sample: after the handover nothing the laboratory records makes i
   assert.deepEqual(kinds(late.events), ["reading_recorded"], "measured after the handover: kept");
   h.must(tickCommand("label"));
   assert.deepEqual(verdict(h).reasons, []);
+  // The laboratory finding the seal broken on receipt: recorded, blocking a handover made already
+  // no more than its own late reading does.
+  const seal = h.must(tickCommand("seal", false));
+  assert.deepEqual(kinds(seal.events), ["ticked"]);
+  assert.equal(h.state!.seal, "broken");
+  assert.deepEqual(verdict(h).reasons, []);
   // A reading taken while still in the courier's care blocks, whenever it is sent.
   h.must(reading(20, { time: DEADLINE - 2 * HOUR }));
   assert.deepEqual(verdict(h).reasons, ["temperature_out_of_range"]);
