@@ -199,9 +199,10 @@ export function coldChain(run: NetworkRun, c: Change<"cold_chain">, now: number)
   const counted = itemsWhere(run, (i) => i.waybill === c.waybill && isCarried(i));
   const slots = (n: number) => c.cold ? run.items[n]!.load.pieces : 0;
   const recount = counted.some((n) => run.items[n]!.load.cold_slots !== slots(n));
-  // Nothing to count: only a newer tell's order is kept.
+  // Nothing to count: only a newer reservation's order is kept (a release made before it, still
+  // on its way, is then stale); a release that finds nothing counted changes nothing.
   const same = told.includes(c.waybill) === c.cold && !recount;
-  if (same && c.seq === undefined) return SAME;
+  if (same && (c.seq === undefined || !c.cold)) return SAME;
   const waybills = c.cold
     ? [...told.filter((w) => w !== c.waybill), c.waybill]
     : told.filter((w) => w !== c.waybill);

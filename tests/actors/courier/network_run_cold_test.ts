@@ -61,7 +61,7 @@ Deno.test("network run: a cold-chain tell older than the latest taken about the 
   assert.deepEqual(late.run.cold_chain_waybills, []);
 });
 
-Deno.test("network run: a newer tell that changes no count keeps its order; a tell without one is as before", () => {
+Deno.test("network run: a newer reservation that changes no count keeps its order; a tell without one, or a release finding nothing, is as before", () => {
   const again = after(created, deliverWb1, tell(true, 2), tell(true, 4));
   assert.deepEqual(again.run.cold_chain_told, [{ waybill: "WB1", seq: 4 }]);
   assert.equal(again.run.items[0]!.load.cold_slots, 1);
@@ -72,4 +72,8 @@ Deno.test("network run: a newer tell that changes no count keeps its order; a te
     by: "ops",
   });
   assert.deepEqual(unordered.events, []);
+  // A release where nothing is counted (a shipment never cold) leaves the run as it was.
+  const never = after(created, deliverWb1, tell(false, 1));
+  assert.deepEqual(never.events, []);
+  assert.deepEqual(never.run.history.filter((h) => h.action === "cold_chain"), []);
 });
