@@ -180,6 +180,8 @@ export function labRoutes(api: Api): void {
         "min_temp_c above max_temp_c",
       lab_profile_locked: "ticks, readings or blocks are recorded, the deadline has passed, " +
         "or a run handed the sample to the laboratory: the profile is fixed",
+      shipment_closed: "the shipment is delivered, returned or cancelled: its sample takes no " +
+        "new profile (the one it has, sent again, answers as before)",
       capacity_exceeded: "a temperature range makes the sample cold chain, and a run it is on " +
         "has fewer cold slots free than it has pieces (`run_id` names it)",
       ...LATER_CHARGE_REFUSALS,

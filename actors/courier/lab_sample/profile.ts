@@ -61,8 +61,16 @@ export function profile(
 ): Decided {
   const next = normalProfile(command.profile);
   if ("ok" in next) return next;
+  if (state !== null && JSON.stringify(state.profile) === JSON.stringify(next)) return whole([]);
+  // spec: courier 2.6 rule 1, 3.4: no cold chain is kept, nor a handover judged, for a shipment
+  // the courier no longer holds (or never held); a profile set before still answers its retry.
+  if (command.closed !== undefined) {
+    return reject(
+      "shipment_closed",
+      `${command.waybill} is ${command.closed} already: its sample takes no profile`,
+    );
+  }
   if (state !== null) {
-    if (JSON.stringify(state.profile) === JSON.stringify(next)) return whole([]);
     // spec: courier 3.4, 2.6 rule 1: the laboratory has the sample: a range set now would charge
     // a cold chain the courier never kept, a deadline judge a handover already made.
     if (state.handed_over_at !== undefined) {

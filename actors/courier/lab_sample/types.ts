@@ -170,6 +170,8 @@ export type LabSampleCommand =
     readonly courier_id: string;
     readonly profile: LabProfileInput;
     readonly by: string;
+    /** The shipment's status when it is closed (delivered, returned, cancelled): none is set. */
+    readonly closed?: string;
   }
   | {
     readonly kind: "tick";

@@ -17,6 +17,7 @@ import type {
 } from "../../../actors/courier/lab_sample/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { FINAL_HEADLINES } from "../rules/lifecycle.ts";
 import { askLabSample, bookColdChain, readShipment } from "./lab.ts";
 import { profiledColdSlots, reserveColdSlots, settleColdSlots } from "./runs/mod.ts";
 
@@ -37,7 +38,8 @@ export interface LabProfiled {
 /**
  * Sets the profile of a sample of one of the tenant's shipments. Refused `not_found` for another
  * courier's shipment or an unknown checklist, `capacity_exceeded` when a run it boarded has too
- * few cold slots, and the sample's and the account's own refusals.
+ * few cold slots, `shipment_closed` once it is delivered, returned or cancelled (but for the
+ * profile it has, sent again), and the sample's and the account's own refusals.
  */
 export async function profileLabSample(
   runtime: ActorRuntime,
@@ -52,8 +54,11 @@ export async function profileLabSample(
   // Cold slots on the runs it boarded are taken before the sample is cold, so no run carries
   // it uncounted; a run without room refuses the profile (courier 2.10; 5 runs:override).
   const { waybill } = shipment;
+  // A closed shipment is on no run any more: its sample answers only a retry (shipment_closed).
+  const closed = FINAL_HEADLINES.has(shipment.status) ? { closed: shipment.status } : {};
   const cold = input.profile.min_temp_c !== null || input.profile.max_temp_c !== null;
-  const reservation = cold ? await reserveColdSlots(runtime, tenant, waybill, by) : null;
+  const reserving = cold && !("closed" in closed);
+  const reservation = reserving ? await reserveColdSlots(runtime, tenant, waybill, by) : null;
   let sample: LabSample;
   try {
     sample = await askLabSample(runtime, tenant, waybill, {
@@ -62,6 +67,7 @@ export async function profileLabSample(
       courier_id: tenant,
       profile: { ...input.profile, checklist },
       by,
+      ...closed,
     });
   } catch (e) {
     // Refused: the reservation is settled, its slots given back unless the sample is cold. A

@@ -61,6 +61,50 @@ Deno.test("lab: a cold-chain profile books one cold-chain charge from the frozen
     assert.equal(events.body.data.length, 1);
   }));
 
+Deno.test("lab: a delivered or cancelled shipment takes no new profile and no cold-chain charge; one set before answers again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { cold_chain_fee: 45 });
+    const scan = async (waybill: string, body: Record<string, unknown>) => {
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    };
+    const cancelled = await bookWaybill(t, client);
+    await scan(cancelled, { event: "cancelled", reason: "order withdrawn" });
+    const delivered = await bookWaybill(t, client);
+    await profile(t, courier, delivered, { min_temp_c: null, max_temp_c: null });
+    await scan(delivered, { event: "delivered", received_by: "Neo" });
+    // spec: courier 2.6 rule 1, 3.4: the courier keeps no cold chain for a shipment it no longer
+    // holds (or never held): nothing is profiled, nothing charged.
+    for (const waybill of [cancelled, delivered]) {
+      const r = await lab(t, courier, waybill, "profile", { sample_type: "blood", min_temp_c: 2 });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.equal(r.body.code, "shipment_closed");
+    }
+    assert.equal(
+      (await lab(t, courier, cancelled, "profile", { sample_type: "blood" })).status,
+      409,
+    );
+    const none = await t.call("GET", `/business/shipments/${cancelled}/lab`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(none.status, 404, JSON.stringify(none.body));
+    assert.equal((await record(t, courier, delivered)).cold_chain, false);
+    // The profile set before, sent again (a retry after lost signal), answers as it did.
+    const again = await profile(t, courier, delivered, { min_temp_c: null, max_temp_c: null });
+    assert.equal(again.cold_chain_charge, null);
+    await t.settle();
+    const bill = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+      key: courier.business.api_key,
+    });
+    const cold = bill.body.data.statement.entries.filter((e: { kind: string }) =>
+      e.kind === "cold_chain"
+    );
+    assert.deepEqual(cold, []);
+  }));
+
 Deno.test("lab: profiles use the courier's checklists; required items not ticked are listed", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
