@@ -13,7 +13,8 @@
  * or refused); the flag is released only once none is pending and the sample is not cold, so of
  * profiles racing for the last cold slots, a refused one never keeps a slot, nor gives back one
  * an accepted one holds. One still pending COLD_RESERVATION_STALL_MS after it was made (its
- * request stopped) is handed to the sweep (COLD_RESERVATIONS_OUTBOX), which settles it.
+ * request stopped) is handed to the sweep (COLD_RESERVATIONS_OUTBOX), which settles it; a release
+ * is handed to it too, later, which tells the runs again (a crash may have come between).
  *
  * It also names the one run a shipment is planned on for delivery (courier 3.4: one shipment,
  * one run that carries it out), claimed in its turn, so of two runs planning it at once one wins.
@@ -69,7 +70,7 @@ export const COLD_RESERVATIONS_OUTBOX = "courier_cold_reservations";
 /** The timer that hands reservations left pending to the sweep. */
 export const COLD_RESERVATIONS_TIMER = "cold_reservations";
 
-/** A stalled reservations' outbox item. */
+/** A stalled reservations' outbox item; none: a release whose runs are told again. */
 export interface ColdReservationsStalled {
   readonly reservations: readonly number[];
 }
@@ -205,7 +206,14 @@ function coldChain(
   }
   const since = (state.cold_reservations ?? 0) !== c.seen;
   if (!state.cold_chain || since || pendingOf(state).length > 0) return accept([], reply);
-  return accept([{ kind: "cold_chain_set", cold: false }], reply);
+  // The runs are told after this commit: the sweep tells them again later, in case a crash
+  // came between.
+  const again: TimerOp = {
+    op: "set",
+    name: COLD_RESERVATIONS_TIMER,
+    at: now + COLD_RESERVATION_STALL_MS,
+  };
+  return accept([{ kind: "cold_chain_set", cold: false }], reply, [again]);
 }
 
 /** A reservation settled by its request, or by the sweep: no longer pending. */
@@ -225,6 +233,10 @@ function coldSettle(state: ShipmentRuns, reservation: number, reply: Reply): Dec
 /** Reservations pending past the bound go to the sweep; looked at again after another bound. */
 function coldStalled(state: ShipmentRuns, now: number): Decided {
   const pending = pendingOf(state);
+  // None pending: a release's timer: its runs are told again (an empty item).
+  if (pending.length === 0 && !state.cold_chain) {
+    return accept([{ kind: "cold_reservations_stalled", reservations: [] }]);
+  }
   const stalled = pending.filter((p) => p.at + COLD_RESERVATION_STALL_MS <= now);
   if (stalled.length === 0) return accept([], undefined, [stallTimer(pending)]);
   return accept(

@@ -54,9 +54,16 @@ Deno.test("shipment runs: each cold-chain reservation is numbered and pending un
   const last = h.must({ kind: "cold_settle", reservation: 2 });
   assert.deepEqual(last.timers, [{ op: "cancel", name: COLD_RESERVATIONS_TIMER }]);
   assert.equal(h.must({ kind: "cold_settle", reservation: 2 }).reply?.settled, false);
-  h.must({ kind: "cold_chain", cold: false, seen: 2 });
+  const released = h.must({ kind: "cold_chain", cold: false, seen: 2 });
   assert.equal(h.must({ kind: "get" }).reply?.cold_chain, false);
   assert.deepEqual(h.fire("x").events, []);
+  // The runs hear of the release after its commit: the sweep tells them again later.
+  assert.deepEqual(released.timers, [
+    { op: "set", name: COLD_RESERVATIONS_TIMER, at: 1_000 + COLD_RESERVATION_STALL_MS },
+  ]);
+  h.now = 1_000 + COLD_RESERVATION_STALL_MS;
+  const toldAgain = h.fire(COLD_RESERVATIONS_TIMER).events;
+  assert.deepEqual(toldAgain, [{ kind: "cold_reservations_stalled", reservations: [] }]);
   assert.deepEqual(h.replayed(), h.state);
 });
 

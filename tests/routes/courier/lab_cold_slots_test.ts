@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { COLD_RESERVATION_STALL_MS } from "../../../src/limits.ts";
-import { commandKind, holdAsk } from "../../helpers/faults.ts";
+import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
+import { commandKind, failAsks, holdAsk } from "../../helpers/faults.ts";
 import { advance } from "../../helpers/receiver.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -80,4 +81,27 @@ Deno.test("lab cold slots: a profile whose request stopped after taking the slot
     const refused = await profile(t, courier, other!, 2);
     assert.equal(refused.status, 422, JSON.stringify(refused.body));
     assert.equal(refused.body.code, "capacity_exceeded");
+  }));
+
+Deno.test("lab cold slots: a release a crash cut short before the runs heard it is completed by the sweep", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills: [waybill] } = await oneColdSlot(t);
+    assert.equal((await profile(t, courier, waybill!, 2)).status, 200);
+    assert.deepEqual(await coldSlotsOf(t, courier, run), [1, 0]);
+    // The process dies after the index released the slots, before any run heard it.
+    const stop = failAsks(t.env.runtime, (type, command) => {
+      const c = command as { kind?: string; cold?: boolean };
+      return type === networkRunActor.type && c.kind === "cold_chain" && c.cold === false;
+    });
+    const warm = await t.call("POST", `/business/shipments/${waybill}/lab/profile`, {
+      key: courier.business.api_key,
+      body: { sample_type: "blood", min_temp_c: null, max_temp_c: null },
+    });
+    stop();
+    assert.equal(warm.status, 500, JSON.stringify(warm.body));
+    assert.deepEqual(await coldSlotsOf(t, courier, run), [1, 0]);
+    await advance(t, COLD_RESERVATION_STALL_MS / 1000 + 1);
+    await t.env.runtime.outboxesIdle();
+    // spec: courier 2.10: the sample is not cold: its slot is given back.
+    assert.deepEqual(await coldSlotsOf(t, courier, run), [0, 0]);
   }));

@@ -132,7 +132,8 @@ export async function profiledColdSlots(
 /**
  * The sweep of reservations whose request stopped before settling them (the index's
  * COLD_RESERVATIONS_OUTBOX): each settled as its request would have, so slots no cold sample
- * holds are given back. Idempotent: a reservation settled already changes nothing.
+ * holds are given back; none named (a release's item), the runs are told again of the release,
+ * in case a crash came between the index's release and its runs. Idempotent.
  */
 export async function sweepColdReservations(
   runtime: ActorRuntime,
@@ -140,6 +141,7 @@ export async function sweepColdReservations(
   waybill: string,
   reservations: readonly number[],
 ): Promise<void> {
+  if (reservations.length === 0) await settleColdSlots(runtime, tenant, waybill, null, SWEEP_BY);
   for (const reservation of reservations) {
     await settleColdSlots(runtime, tenant, waybill, reservation, SWEEP_BY);
   }
