@@ -105,3 +105,34 @@ Deno.test("lab cold slots: a release a crash cut short before the runs heard it 
     // spec: courier 2.10: the sample is not cold: its slot is given back.
     assert.deepEqual(await coldSlotsOf(t, courier, run), [0, 0]);
   }));
+
+Deno.test("lab cold slots: a shipment boarding while its cold profile is refused gets its slot back from the sweep", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, {
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 1 },
+    });
+    const waybill = await bookWaybill(t, client);
+    // The profile (refused by the sample) has reserved, then waits; the stop boarding the
+    // shipment meanwhile sees the reservation and brings the piece aboard cold, then waits.
+    const profiling = holdAsk(t.env.runtime, commandKind("profile", "lab_sample"));
+    const refusing = profile(t, courier, waybill, 2.55);
+    await profiling.reached;
+    const boarding = holdAsk(t.env.runtime, commandKind("add_stop", networkRunActor.type));
+    const stop = t.call("POST", `/business/network-runs/${run}/stops`, {
+      key: courier.business.api_key,
+      body: { kind: "deliver", waybill },
+    });
+    await boarding.reached;
+    // The refusal gives the slots back before the run has the item.
+    profiling.open();
+    assert.equal((await refusing).status, 422);
+    boarding.open();
+    assert.equal((await stop).status, 201);
+    // Until the sweep tells the run of the release again, it counts the piece's slot.
+    assert.deepEqual(await coldSlotsOf(t, courier, run), [1]);
+    await advance(t, COLD_RESERVATION_STALL_MS / 1000 + 1);
+    await t.env.runtime.outboxesIdle();
+    // spec: courier 2.10: no sample is cold: the run counts no cold slot.
+    assert.deepEqual(await coldSlotsOf(t, courier, run), [0]);
+  }));
