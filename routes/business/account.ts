@@ -182,6 +182,10 @@ function credentialRoutes(api: Api): void {
     middleware: [business(), portalAdmin],
     status: 201,
     response: ApiKeyRegeneratedAnswer,
+    refusals: {
+      key_already_rotated: "another rotation of this key, sent at the same time, won: its key " +
+        "is the one that works",
+    },
   }, async (c) => {
     const { env, principal } = businessCall(c);
     return ok(c, await rotateApiKey(env, principal), 201);

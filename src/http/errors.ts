@@ -46,6 +46,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   idempotency_key_reused: 409,
   balance_not_settled: 409,
   settings_changed: 409,
+  // spec: business 4.3: a rotation of a key another rotation replaced meanwhile (one wins).
+  key_already_rotated: 409,
   cod_already_collected: 409,
   fx_unresolved: 409,
   // spec: shopping 3 (CONTRACT "Driver app"): the shopper's work on a store, in sequence, once.

@@ -25,6 +25,8 @@ export type Principal =
     readonly business: BusinessAccess;
     readonly scopes: readonly Scope[];
     readonly legacy: boolean;
+    /** The hash of the key sent: a rotation through it replaces this key only (business 4.3). */
+    readonly key_hash: string;
   }
   | {
     readonly kind: "staff";

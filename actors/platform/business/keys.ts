@@ -26,6 +26,11 @@ type KeyCommand = Extract<
 export function decideKeys(state: Business, command: KeyCommand, now: number) {
   switch (command.kind) {
     case "rotate_api_key":
+      if (!holdsKey(state, command.replaces)) {
+        // spec: business 4.3: two rotations of one key at once are one; the later one's key
+        // would be shown and never work, or replace the key just shown to the other.
+        return reject("key_already_rotated", "the key was rotated meanwhile: use the new key");
+      }
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "import_legacy_key":
       return ok([{ kind: "legacy_key_imported", key: command.key, by: command.by }]);
@@ -53,6 +58,14 @@ export function decideKeys(state: Business, command: KeyCommand, now: number) {
       return ok([{ kind: "partner_key_revoked", id: command.id, at: now, by: command.by }]);
     }
   }
+}
+
+/** Whether `hash` is the business's integration key now, or its legacy one. */
+function holdsKey(state: Business, hash: string): boolean {
+  const legacy = state.legacy_api_key;
+  // Both compared, so the time taken says nothing of which matched.
+  const current = constantTimeEqual(state.api_key.hash, hash);
+  return (legacy !== null && constantTimeEqual(legacy.hash, hash)) || current;
 }
 
 /** What the key with `hash` authenticates as: the business key, a legacy one, or a partner's. */

@@ -104,7 +104,8 @@ export type BusinessCommand =
   /** Old data: a twin made before twins were marked (`sandbox_twin`), marked as one. */
   | { kind: "mark_sandbox_twin"; by: By }
   | { kind: "change_profile"; changes: Partial<Profile>; by: By }
-  | { kind: "rotate_api_key"; key: KeyRecord; by: By }
+  /** `replaces`: the hash of the key rotated; another key held by then refuses it (4.3). */
+  | { kind: "rotate_api_key"; key: KeyRecord; replaces: string; by: By }
   | { kind: "import_legacy_key"; key: KeyRecord; by: By }
   | { kind: "rotate_webhook_secret"; secret: WebhookSecret; by: By }
   /** Old data: the secrets sealed before seals were bound, bound to this business (bindSeal). */

@@ -84,7 +84,7 @@ export async function authenticateBusiness(
   }
   const { access, principal } = r.reply;
   if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused();
-  const found = fromAuthenticated(access, principal);
+  const found = fromAuthenticated(access, principal, hash);
   cache?.remember("business", hash, {
     value: found,
     owners: [`${businessActor.type}/${target.id}`],
@@ -115,10 +115,14 @@ async function staffPrincipal(
   });
   refuseIfNotNow(r);
   if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused();
-  return fromAuthenticated(r.reply.access, r.reply.principal);
+  return fromAuthenticated(r.reply.access, r.reply.principal, hash);
 }
 
-function fromAuthenticated(business: BusinessAccess, a: Authenticated): BusinessPrincipal {
+function fromAuthenticated(
+  business: BusinessAccess,
+  a: Authenticated,
+  hash: string,
+): BusinessPrincipal {
   switch (a.as) {
     case "business_key":
       return {
@@ -126,6 +130,7 @@ function fromAuthenticated(business: BusinessAccess, a: Authenticated): Business
         business,
         legacy: a.legacy,
         scopes: businessKeyScopes(a.scopes),
+        key_hash: hash,
       };
     case "staff":
       return {

@@ -11,6 +11,7 @@ import { apiKeyPrefix, type Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { type BusinessPrincipal, partnerKeyPrefix, principalName } from "../identity.ts";
+import { businessOf } from "./businesses.ts";
 import type { Scope } from "../rules/scopes.ts";
 
 export interface ApiKeyRotated {
@@ -18,25 +19,36 @@ export interface ApiKeyRotated {
   readonly hint: string;
 }
 
-/** spec: business 4.3: rotates the integration key; the previous key is invalid at once. */
+/**
+ * spec: business 4.3: rotates the integration key; the previous key is invalid at once. The key
+ * rotated is the one the caller sent, or for a person signed in the one held as they ask: a
+ * rotation that finds another key by then (a rotation at the same time won) is refused 409.
+ */
 export function rotateApiKey(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<ApiKeyRotated> {
-  return rotateApiKeyOf(deps, caller.business.id, principalName(caller));
+  const replaces = caller.kind === "business_key" ? caller.key_hash : undefined;
+  return rotateApiKeyOf(deps, caller.business.id, principalName(caller), replaces);
 }
 
-/** Rotates business `id`'s integration key for `by` (the caller, or the live account's twin). */
+/**
+ * Rotates business `id`'s integration key for `by` (the caller, or the live account's twin):
+ * the key whose hash is `replaces`, else the one held now.
+ */
 export async function rotateApiKeyOf(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   id: string,
   by: string,
+  replaces?: string,
 ): Promise<ApiKeyRotated> {
+  const rotated = replaces ?? (await businessOf(deps.runtime, id)).api_key.hash;
   const key = await issueCredential(apiKeyPrefix(deps.name), deps.clock.now());
   orRefuse(
     await deps.runtime.ask(businessActor, id, id, {
       kind: "rotate_api_key",
       key: key.record,
+      replaces: rotated,
       by,
     }, { requestId: deps.requestId }),
   );

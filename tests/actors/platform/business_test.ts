@@ -193,7 +193,13 @@ Deno.test("business actor: rotating the API key invalidates the old one and a le
     legacy: false,
     scopes: [],
   });
-  const rotated = h.must({ kind: "rotate_api_key", key: key("b"), by: "api_key" });
+  // Rotated through the legacy key: it is a key the business holds.
+  const rotated = h.must({
+    kind: "rotate_api_key",
+    key: key("b"),
+    replaces: key("l").hash,
+    by: "api_key",
+  });
   assert.deepEqual(kinds(rotated.events), ["api_key_rotated"]);
   assert.deepEqual(auditDetail(rotated.events[0]!), { by: "api_key", detail: { hint: "bbbb" } });
   for (const old of [key("a").hash, key("l").hash]) {
@@ -207,6 +213,18 @@ Deno.test("business actor: rotating the API key invalidates the old one and a le
   assert.deepEqual(h.indexes().filter((i) => i.index === "credential"), [
     { index: "credential", key: key("b").hash },
   ]);
+});
+
+Deno.test("business actor: a rotation of a key another rotation replaced is refused key_already_rotated and changes nothing", () => {
+  const h = created();
+  h.must({ kind: "rotate_api_key", key: key("b"), replaces: key("a").hash, by: "api_key" });
+  const before = h.state;
+  h.refused(
+    { kind: "rotate_api_key", key: key("c"), replaces: key("a").hash, by: "api_key" },
+    "key_already_rotated",
+  );
+  assert.deepEqual(h.state, before);
+  authenticated(h, key("b").hash);
 });
 
 Deno.test("business actor: the business key carries the scopes the operator stored", () => {
@@ -475,7 +493,7 @@ Deno.test("business actor: a change sent by a person removed or made coordinator
     { kind: "add_staff", staff: staffMember("usr_9"), max: 50, by },
     { kind: "change_staff", staff_id: OWNER.id, changes: { name: "Mine" }, by },
     { kind: "remove_staff", staff_id: "usr_3", by },
-    { kind: "rotate_api_key", key: key("n"), by },
+    { kind: "rotate_api_key", key: key("n"), replaces: key("a").hash, by },
     { kind: "rotate_webhook_secret", secret: secret("whk_9"), by },
     { kind: "change_profile", changes: { webhook_url: "https://evil.example.com/" }, by },
   ];
@@ -492,5 +510,5 @@ Deno.test("business actor: a change sent by a person removed or made coordinator
     by: "staff:usr_3",
   });
   for (const command of sent("staff:usr_owner")) h.must(command);
-  h.must({ kind: "rotate_api_key", key: key("m"), by: "api_key" });
+  h.must({ kind: "rotate_api_key", key: key("m"), replaces: key("n").hash, by: "api_key" });
 });

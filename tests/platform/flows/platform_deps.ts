@@ -75,7 +75,13 @@ export async function newBusiness(
 
 /** The integration key of `b` calling. */
 export function keyCaller(b: Business): BusinessPrincipal {
-  return { kind: "business_key", business: accessOf(b), legacy: false, scopes: [] };
+  return {
+    kind: "business_key",
+    business: accessOf(b),
+    legacy: false,
+    scopes: [],
+    key_hash: b.api_key.hash,
+  };
 }
 
 /** A person of `b` signed in (the owner when no id is named). */

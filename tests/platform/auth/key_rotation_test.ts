@@ -1,0 +1,44 @@
+/**
+ * Rotating the integration key (Business API 4.3 "rotate key; previous key invalid at once"):
+ * two rotations of one key sent at once are one rotation: the first to arrive wins and its key
+ * alone works; the other is refused 409 key_already_rotated, and no key it made is ever shown.
+ */
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { login } from "../../routes/business/account_fixtures.ts";
+
+const profile = (t: TestEnv, key: string) => t.call("GET", "/business/profile", { key });
+
+/** Two rotations at once through `a` and `b`: the winner's key alone works afterwards. */
+async function oneWins(t: TestEnv, oldKey: string, a: string, b: string): Promise<void> {
+  const answers = await Promise.all(
+    [a, b].map((key) => t.call("POST", "/business/api-key/regenerate", { key })),
+  );
+  const statuses = answers.map((r) => r.status).sort();
+  assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
+  const won = answers.find((r) => r.status === 201)!;
+  const lost = answers.find((r) => r.status === 409)!;
+  assert.equal(lost.body.code, "key_already_rotated");
+  assert.equal(lost.body.success, false);
+  assert.equal((await profile(t, won.body.data.api_key)).status, 200);
+  assert.equal((await profile(t, oldKey)).status, 401);
+}
+
+Deno.test("api key rotation: two rotations of the same key at once: one answers 201 and its key works, the other 409 key_already_rotated", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    await oneWins(t, b.api_key, b.api_key, b.api_key);
+  }));
+
+Deno.test("api key rotation: two admins rotating the key at once: one answers 201 and its key works, the other 409 key_already_rotated", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    await oneWins(t, b.api_key, owner, owner);
+    // One after the other both stand: the second rotates the key the first made.
+    const first = await t.call("POST", "/business/api-key/regenerate", { key: owner });
+    const second = await t.call("POST", "/business/api-key/regenerate", { key: owner });
+    assert.deepEqual([first.status, second.status], [201, 201]);
+    assert.equal((await profile(t, first.body.data.api_key)).status, 401);
+    assert.equal((await profile(t, second.body.data.api_key)).status, 200);
+  }));
