@@ -3,7 +3,6 @@
  * a password that was sent must be changed before anything else.
  */
 import { courierClientActor } from "../../actors/courier/courier_client.ts";
-import { issueCredential } from "../../src/domain/credentials.ts";
 import {
   hashPassword,
   newSecret,
@@ -44,6 +43,7 @@ import {
   SignedOutAnswer,
 } from "./answers/client_api.ts";
 import { ask } from "../../src/http/ask.ts";
+import { rotateClientKey } from "../../src/courier/flows/clients.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -240,16 +240,17 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
     status: 201,
     response: ClientApiKeyAnswer,
-    refusals: { client_admin_only: "the signed-in person is not a client administrator" },
+    refusals: {
+      client_admin_only: "the signed-in person is not a client administrator",
+      key_already_rotated: "another rotation of this key, sent at the same time, won: its key " +
+        "is the one that works",
+    },
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");
-    const key = await issueCredential(clientKeyPrefix(c.get("env").name), c.get("env").clock.now());
-    await ask(c, courierClientActor, p.business.id, p.client_id, {
-      kind: "rotate_api_key",
-      key: key.record,
-      by: principalName(p),
-    });
-    return ok(c, { api_key: key.secret }, 201);
+    const env = c.get("env");
+    const caller = { courierId: p.business.id, clientId: p.client_id, by: principalName(p) };
+    const rotated = await rotateClientKey(env, caller, clientKeyPrefix(env.name), p.key_hash);
+    return ok(c, rotated, 201);
   });
 
   define(api, {

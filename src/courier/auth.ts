@@ -100,11 +100,8 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
         `a sandbox client key was sent to live; use a ${clientKeyPrefix("live")} key`,
       );
     }
-    const found = await clientCredential(
-      c,
-      await hashSecret(key),
-      key.startsWith(CLIENT_SESSION_PREFIX),
-    );
+    const hash = await hashSecret(key);
+    const found = await clientCredential(c, hash, key.startsWith(CLIENT_SESSION_PREFIX));
     if (!found) throw refused();
     const { identity, access } = found;
     setPrincipal(c, {
@@ -112,6 +109,7 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
       business: access,
       client_id: identity.client_id,
       user: identity.user,
+      key_hash: identity.user ? null : hash,
       scopes: CLIENT_SCOPES,
     });
     await rateLimit(c, `client:${identity.client_id}`, limitsOf(access));

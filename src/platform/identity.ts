@@ -36,6 +36,11 @@ export type Principal =
     readonly scopes: readonly Scope[];
     /** The epoch the session was checked under (a password change since signed it out). */
     readonly session_epoch: number;
+    /**
+     * The integration key's hash when the request arrived: a rotation the person sends replaces
+     * that key only, so two sent at once are one (business 4.3).
+     */
+    readonly api_key_hash: string;
   }
   | {
     readonly kind: "partner";
@@ -50,6 +55,8 @@ export type Principal =
     readonly client_id: string;
     /** The signed-in person, or null when the client's API key was used. */
     readonly user: ClientUserIdentity | null;
+    /** The hash of the client's API key sent; null for a person signed in (courier 4.6). */
+    readonly key_hash: string | null;
     readonly scopes: readonly Scope[];
   }
   | {

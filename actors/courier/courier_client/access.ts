@@ -42,6 +42,11 @@ export function decideAccess(
 ): D {
   switch (command.kind) {
     case "rotate_api_key":
+      // Two rotations of one key at once are one: the later one's key would be shown and never
+      // work (as the business key's, business 4.3).
+      if (!constantTimeEqual(state.api_key.hash, command.replaces)) {
+        return reject("key_already_rotated", "the key was rotated meanwhile: use the new key");
+      }
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "set_webhook":
       return ok([{

@@ -52,7 +52,8 @@ export type CourierClientCommand =
     basis?: Pick<ClientSettings, "billing_currency" | "rate_card_id">;
     by: string;
   }
-  | { kind: "rotate_api_key"; key: KeyRecord; by: string }
+  /** `replaces`: the hash of the key rotated; another key held by then refuses it. */
+  | { kind: "rotate_api_key"; key: KeyRecord; replaces: string; by: string }
   | { kind: "set_webhook"; url: string; secret: WebhookSecret; by: string }
   /** Old data: the webhook's secrets sealed before seals were bound, bound to this client. */
   | { kind: "bind_webhook_seals"; secret: WebhookSecret | null; previous: WebhookSecret | null }

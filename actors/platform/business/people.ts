@@ -117,6 +117,7 @@ export function decideStaffSignIn(state: Business, command: StaffSignInCommand) 
           staff_id: staff.id,
           role: staff.role,
           session_epoch: staff.session_epoch,
+          api_key_hash: state.api_key.hash,
         },
       }));
     }

@@ -180,6 +180,8 @@ export type Authenticated =
     readonly role: PortalRole;
     /** The epoch the session was checked under (a password change since signed it out). */
     readonly session_epoch: number;
+    /** The integration key's hash as the request found it: what a rotation it sends replaces. */
+    readonly api_key_hash: string;
   };
 
 export type BusinessReply =

@@ -140,6 +140,7 @@ function fromAuthenticated(
         role: a.role,
         scopes: staffScopes(a.role),
         session_epoch: a.session_epoch,
+        api_key_hash: a.api_key_hash,
       };
     case "partner":
       return {

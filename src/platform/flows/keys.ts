@@ -21,14 +21,18 @@ export interface ApiKeyRotated {
 
 /**
  * spec: business 4.3: rotates the integration key; the previous key is invalid at once. The key
- * rotated is the one the caller sent, or for a person signed in the one held as they ask: a
- * rotation that finds another key by then (a rotation at the same time won) is refused 409.
+ * rotated is the one the caller sent, or for a person signed in the one held when the request
+ * arrived: a rotation that finds another key by then (one sent at the same time won) is refused.
  */
 export function rotateApiKey(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<ApiKeyRotated> {
-  const replaces = caller.kind === "business_key" ? caller.key_hash : undefined;
+  const replaces = caller.kind === "business_key"
+    ? caller.key_hash
+    : caller.kind === "staff"
+    ? caller.api_key_hash
+    : undefined;
   return rotateApiKeyOf(deps, caller.business.id, principalName(caller), replaces);
 }
 

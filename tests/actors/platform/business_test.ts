@@ -354,6 +354,7 @@ Deno.test("business actor: sign-in finds a person by e-mail; a password change s
     staff_id: "usr_2",
     role: "admin",
     session_epoch: 0,
+    api_key_hash: key("a").hash,
   });
   const changed = h.must({
     kind: "change_password",

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { login } from "../../routes/business/account_fixtures.ts";
+import { clientKey, newClient, newCourier } from "../../helpers/courier.ts";
 
 const profile = (t: TestEnv, key: string) => t.call("GET", "/business/profile", { key });
 
@@ -41,4 +42,21 @@ Deno.test("api key rotation: two admins rotating the key at once: one answers 20
     assert.deepEqual([first.status, second.status], [201, 201]);
     assert.equal((await profile(t, first.body.data.api_key)).status, 401);
     assert.equal((await profile(t, second.body.data.api_key)).status, 200);
+  }));
+
+Deno.test("client api key rotation: two rotations of the same client key at once: one answers 201 and its key works, the other 409 key_already_rotated", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const me = (key: string) =>
+      t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
+    const answers = await Promise.all(
+      [1, 2].map(() => t.call("POST", "/client/api-key", { headers: clientKey(client) })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
+    const won = answers.find((r) => r.status === 201)!;
+    assert.equal(answers.find((r) => r.status === 409)!.body.code, "key_already_rotated");
+    assert.equal((await me(won.body.data.api_key)).status, 200);
+    assert.equal((await me(client.api_key)).status, 401);
   }));

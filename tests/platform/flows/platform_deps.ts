@@ -96,6 +96,7 @@ export function staffCaller(b: Business, staffId?: string): StaffPrincipal {
     role: s.role as PortalRole,
     scopes: [],
     session_epoch: s.session_epoch,
+    api_key_hash: b.api_key.hash,
   };
 }
 
