@@ -5,6 +5,8 @@
  * id is derived from the business and the event's place in its log), so one change is one e-mail
  * however often the change is heard. A repeated request that changes nothing commits no event and
  * sends nothing. The e-mail never holds a key or a secret: only the key's hint or the secret's id.
+ * A changed billing endpoint (courier 6.1) is told as a changed webhook address is: billing events
+ * go there instead of the webhook address.
  *
  * Nothing is lost on the way: the runtime publishes the business's commit at least once, a
  * recording that fails is tried again within the delivery (src/bus/retry.ts), and one still
@@ -15,6 +17,7 @@ import {
   type Business,
   businessActor,
   type BusinessEvent,
+  type Profile,
 } from "../../../actors/platform/business/mod.ts";
 import { type MailMessage, mailMessageActor } from "../../../actors/platform/mail_message.ts";
 import type { ActorChange } from "../../bus/bus.ts";
@@ -133,7 +136,7 @@ export function noticesOf(change: ActorChange): Notice[] {
   return change.events.flatMap(({ seq, at, event }) => {
     const e = event as BusinessEvent;
     const told = e.kind === "api_key_rotated" || e.kind === "webhook_secret_rotated" ||
-      (e.kind === "profile_changed" && e.changes.webhook_url !== undefined);
+      (e.kind === "profile_changed" && ADDRESSES.some((a) => e.changes[a.field] !== undefined));
     return told ? [{ business_id: change.id, seq, at, event: e }] : [];
   });
 }
@@ -153,15 +156,48 @@ function securityNotice(e: BusinessEvent): { what: string; detail: string } {
           "from now on.",
       };
     case "profile_changed":
-      return {
-        what: "Your webhook address was changed",
-        detail: e.changes.webhook_url
-          ? `Webhooks now go to ${e.changes.webhook_url}.`
-          : "The webhook address was removed: no webhooks are sent until one is set.",
-      };
+      return addressNotice(e.changes);
     default:
       throw new Error(`no security notice for ${e.kind}`);
   }
+}
+
+/**
+ * Where the business's events go, each address a change of which the owner is told: the webhook
+ * address (business 5.6) and the billing endpoint, which billing events go to instead (courier
+ * 6.1): one changed sends them elsewhere just as much.
+ */
+const ADDRESSES = [
+  {
+    field: "webhook_url",
+    name: "webhook address",
+    set: "Webhooks now go to",
+    removed: "The webhook address was removed: no webhooks are sent until one is set.",
+  },
+  {
+    field: "billing_endpoint_url",
+    name: "billing endpoint",
+    set: "Billing events now go to",
+    removed: "The billing endpoint was removed: billing events go to the webhook address.",
+  },
+] as const satisfies readonly {
+  field: keyof Profile;
+  name: string;
+  set: string;
+  removed: string;
+}[];
+
+/** What a change of the addresses says, one sentence for each address changed. */
+function addressNotice(changes: Partial<Profile>): { what: string; detail: string } {
+  const changed = ADDRESSES.filter((a) => changes[a.field] !== undefined);
+  const names = changed.map((a) => a.name).join(" and ");
+  return {
+    what: `Your ${names} ${changed.length > 1 ? "were" : "was"} changed`,
+    detail: changed.map((a) => {
+      const url = changes[a.field];
+      return url ? `${a.set} ${url}.` : a.removed;
+    }).join(" "),
+  };
 }
 
 /** Subject and text of the e-mail. */
@@ -169,7 +205,7 @@ function mailText(b: Business, mail: OwnerMail): { subject: string; text: string
   const when = new Date(mail.at).toISOString();
   const who = whoMade(b, mail.by);
   const unexpected = "If you did not expect this change, sign in to the portal, rotate the " +
-    "integration key and the webhook secret, and check the webhook address.";
+    "integration key and the webhook secret, and check the webhook address and billing endpoint.";
   return {
     subject: `${b.profile.name}: ${mail.what}`,
     text: [`${mail.what} for ${b.profile.name} at ${when}, by ${who}.`, mail.detail, unexpected]

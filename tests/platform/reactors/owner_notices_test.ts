@@ -10,6 +10,7 @@ import { OwnerNotices } from "../../../src/platform/reactors/owner_notices.ts";
 import { egressPolicyOf } from "../../../src/outbound/egress.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { shoppingBusiness } from "../../routes/shopping/shopping_fixtures.ts";
+import { courierWithScopes } from "../../helpers/courier.ts";
 
 interface Mail {
   readonly id: string;
@@ -106,6 +107,26 @@ Deno.test("owner notices: a request that changes no webhook address e-mails noth
       ],
       "a change that changes nothing is not recorded either",
     );
+  }));
+
+Deno.test("owner notices: a new billing endpoint is e-mailed to the owner as a new webhook address is; the same again, nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courierWithScopes(t, ["billing:administer"]);
+    const put = (url: string | null) =>
+      t.call("PUT", "/business/courier/billing/endpoint", { key: b.api_key, body: { url } });
+    assert.equal((await put("https://billing.example.com/events")).status, 200);
+    assert.equal((await put("https://billing.example.com/events")).status, 200);
+    assert.equal((await put(null)).status, 200);
+    const mails = await outbox(t, b.id);
+    assert.deepEqual(mails.map((m) => [m.cause, m.to, m.channel]), [
+      ["profile_changed", b.owner.email, "email"],
+      ["profile_changed", b.owner.email, "email"],
+    ]);
+    const [set, cleared] = mails;
+    assert.match(set!.subject, /billing endpoint was changed/);
+    assert.ok(set!.text.includes("https://billing.example.com/events"));
+    assert.match(set!.text, /integration API key/, "names who changed it");
+    assert.match(cleared!.text, /billing endpoint was removed/);
   }));
 
 Deno.test("owner notices: a change heard twice (a second instance on the bus) is e-mailed once", () =>
