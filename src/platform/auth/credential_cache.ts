@@ -56,14 +56,22 @@ export class CredentialCache {
   readonly #busPrefix: string;
   /** Undefined on one instance alone (WholePlacement), which holds everything for good. */
   readonly #placement: Placement | undefined;
-  /** Moves on every drop: what was read before a drop is not remembered after it. */
+  /**
+   * Moves on every drop, and whenever a partition comes or goes: what was read before either is
+   * not remembered after it.
+   */
   #epoch = 0;
+  readonly #unfollowPlacement: () => void;
 
   constructor(options: { bus: Bus; busPrefix: string; placement?: Placement }) {
     this.#bus = options.bus;
     this.#busPrefix = options.busPrefix;
     const placement = options.placement;
     this.#placement = placement instanceof WholePlacement ? undefined : placement;
+    // A read in flight while a partition came here was answered by its previous holder, whose
+    // change since (a key rotated, and answered) may not have reached this instance's bus yet:
+    // kept, it would be accepted here until then (issue 43 item 2).
+    this.#unfollowPlacement = this.#placement?.onChange(() => this.#epoch++) ?? (() => {});
   }
 
   /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
@@ -157,6 +165,7 @@ export class CredentialCache {
   }
 
   close(): Promise<void> {
+    this.#unfollowPlacement();
     for (const s of this.#subscriptions.splice(0)) s.unsubscribe();
     this.clear();
     return Promise.resolve();
