@@ -33,6 +33,8 @@ export function sandboxCredentialsRoutes(api: Api): void {
       not_found: "called on the sandbox base: credentials are made on the live base",
       sandbox_unavailable: "the deployment runs no sandbox (SANDBOX_PORT=0)",
       email_taken: "the owner's e-mail already signs in to another sandbox account",
+      key_already_rotated: "another call at the same time rotated the twin's key first: its " +
+        "key is the one that works",
     },
   }, async (c) => {
     const { env, tenant } = businessCall(c);

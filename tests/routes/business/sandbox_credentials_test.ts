@@ -7,6 +7,8 @@ import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { SANDBOX_CODE } from "../../../src/business/rules/sandbox.ts";
 import { createBusiness } from "../../../src/platform/flows/businesses.ts";
+import { sandboxCredentials } from "../../../src/business/flows/sandbox_credentials.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
 import { AuditLogAnswer } from "../../../routes/business/answers/account.ts";
 import { documentedData } from "../../helpers/documented.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
@@ -280,4 +282,20 @@ Deno.test("sandbox credentials: two first calls at once make the twin once; the 
       if (seen.status === 200) working.push(seen.body.data.id);
     }
     assert.deepEqual(working, [b.id], "the key of the later rotation works, on the one twin");
+  }));
+
+Deno.test("sandbox credentials: two rotating calls at once: one rotates the twin's key, the other is refused key_already_rotated", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const first = await credentials(live, b.api_key);
+    // Through the flow the route calls: both calls find the twin's key before either rotates it.
+    const both = await Promise.allSettled([1, 2].map(() => sandboxCredentials(live.env, b.id)));
+    const won = both.flatMap((r) => r.status === "fulfilled" ? [r.value] : []);
+    const lost = both.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    assert.equal(won.length, 1, JSON.stringify(both));
+    assert.equal(lost.length, 1);
+    assert.ok(lost[0] instanceof Refused && lost[0].rejection.code === "key_already_rotated");
+    const profile = (key: string) => sandbox.call("GET", "/business/profile", { key });
+    assert.equal((await profile(won[0]!.api_key)).status, 200);
+    assert.equal((await profile(first.api_key)).status, 401);
   }));
