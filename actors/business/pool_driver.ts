@@ -63,8 +63,11 @@ export type PoolDriverCommand =
   | { kind: "create"; driver: NewPoolDriver }
   | { kind: "authenticate"; hash: string }
   | { kind: "set_shift"; online: boolean }
-  /** The operator replaces the token (a phone lost, a token leaked): the old one stops at once. */
-  | { kind: "rotate_token"; token: KeyRecord }
+  /**
+   * The operator replaces the token (a phone lost, a token leaked): the old one stops at once.
+   * `replaces`: the hash of the token replaced; another held by then refuses it.
+   */
+  | { kind: "rotate_token"; token: KeyRecord; replaces: string }
   | { kind: "get" }
   | HoldCommand;
 
@@ -123,6 +126,13 @@ export const poolDriverActor: ActorDefinition<
         );
       case "rotate_token":
         if (state === null) return NOT_FOUND;
+        // Two replacements at once are one: the later one's token would be shown and never work.
+        if (!constantTimeEqual(state.token.hash, command.replaces)) {
+          return reject(
+            "key_already_rotated",
+            "the token was replaced meanwhile: the other replacement's token is the one that works",
+          );
+        }
         return accept([{ kind: "token_rotated", token: command.token }], (s) => s as PoolDriver);
       case "get":
         return state === null ? NOT_FOUND : accept([], () => state);

@@ -18,13 +18,21 @@ export type DriverState = Driver | null;
 export type DriverCommand =
   | { kind: "create"; driver: Driver }
   | { kind: "authenticate"; hash: string }
-  /** The operator replaces the token (a phone lost, a token leaked): the old one stops at once. */
-  | { kind: "rotate_token"; token: KeyRecord }
+  /**
+   * The operator replaces the token (a phone lost, a token leaked): the old one stops at once.
+   * `replaces`: the hash of the token replaced; another held by then refuses it.
+   */
+  | { kind: "rotate_token"; token: KeyRecord; replaces: string }
   | { kind: "get" };
 
 export type DriverEvent =
   | { kind: "driver_created"; driver: Driver }
   | { kind: "token_rotated"; token: KeyRecord };
+
+const TOKEN_ROTATED = reject(
+  "key_already_rotated",
+  "the token was replaced meanwhile: the other replacement's token is the one that works",
+);
 
 export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEvent, Driver> = {
   type: "driver",
@@ -43,6 +51,8 @@ export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEven
       case "rotate_token":
         // Another business's driver is missing here too (the runtime asks as if missing).
         if (state === null) return reject("not_found", "driver not found");
+        // Two replacements at once are one: the later one's token would be shown and never work.
+        if (!constantTimeEqual(state.token.hash, command.replaces)) return TOKEN_ROTATED;
         return accept([{ kind: "token_rotated", token: command.token }], (s) => s as Driver);
       case "get":
         if (state === null) return reject("not_found", "driver not found");

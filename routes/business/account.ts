@@ -8,6 +8,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { define, z } from "../../src/http/route.ts";
+import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
 import { Email, wholeNumber } from "../../src/http/schemas.ts";
 import { business, portalAdmin, signedInAdmin } from "../../src/platform/auth/auth.ts";
 import { businessCall, staffCall } from "../../src/platform/auth/caller.ts";
@@ -182,10 +183,7 @@ function credentialRoutes(api: Api): void {
     middleware: [business(), portalAdmin],
     status: 201,
     response: ApiKeyRegeneratedAnswer,
-    refusals: {
-      key_already_rotated: "another rotation of this key, sent at the same time, won: its key " +
-        "is the one that works",
-    },
+    refusals: KEY_ALREADY_ROTATED,
   }, async (c) => {
     const { env, principal } = businessCall(c);
     return ok(c, await rotateApiKey(env, principal), 201);

@@ -17,6 +17,7 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { read } from "../../src/http/ask.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
 import { Phone, UtcInstant } from "../../src/http/schemas.ts";
 import { operatorOnly } from "../../src/platform/auth/auth.ts";
 import {
@@ -151,5 +152,6 @@ function poolDriverRoutes(api: Api): void {
     params: z.object({ id: z.string().min(1).max(64) }),
     status: 201,
     response: PoolDriverRegisteredAnswer,
+    refusals: KEY_ALREADY_ROTATED,
   }, async (c, { params }) => ok(c, await rotatePoolDriverToken(c.get("env"), params.id), 201));
 }

@@ -6,6 +6,7 @@
 import { sandboxCredentials } from "../../src/business/flows/sandbox_credentials.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define } from "../../src/http/route.ts";
+import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
 import { business, portalAdmin } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { SandboxCredentialsAnswer } from "./answers/sandbox_channels.ts";
@@ -33,8 +34,7 @@ export function sandboxCredentialsRoutes(api: Api): void {
       not_found: "called on the sandbox base: credentials are made on the live base",
       sandbox_unavailable: "the deployment runs no sandbox (SANDBOX_PORT=0)",
       email_taken: "the owner's e-mail already signs in to another sandbox account",
-      key_already_rotated: "another call at the same time rotated the twin's key first: its " +
-        "key is the one that works",
+      ...KEY_ALREADY_ROTATED,
     },
   }, async (c) => {
     const { env, tenant } = businessCall(c);

@@ -34,7 +34,7 @@ import { define, z } from "../../src/http/route.ts";
 import { Email } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { refuseIfNotNow } from "../../src/platform/auth/credentials.ts";
-import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
+import { KEY_ALREADY_ROTATED, PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import {
   ClientApiKeyAnswer,
   ClientMeAnswer,
@@ -242,8 +242,7 @@ export function clientApiRoutes(api: Api): void {
     response: ClientApiKeyAnswer,
     refusals: {
       client_admin_only: "the signed-in person is not a client administrator",
-      key_already_rotated: "another rotation of this key, sent at the same time, won: its key " +
-        "is the one that works",
+      ...KEY_ALREADY_ROTATED,
     },
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");

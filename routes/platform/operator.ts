@@ -12,6 +12,7 @@ import { distinct, stripUndefined } from "../../src/domain/objects.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ask, read } from "../../src/http/ask.ts";
 import { define, z } from "../../src/http/route.ts";
+import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
 import { Country, Currency, Email, Phone, wholeNumber } from "../../src/http/schemas.ts";
 import { operatorOnly } from "../../src/platform/auth/auth.ts";
 import { changeSettings, createBusiness } from "../../src/platform/flows/businesses.ts";
@@ -232,6 +233,7 @@ function driverTokenRoutes(api: Api): void {
         "not found.",
       status: 201,
       response: DriverRegisteredAnswer,
+      refusals: KEY_ALREADY_ROTATED,
     },
     async (c, { params }) =>
       ok(c, await rotateDriverToken(c.get("env"), params.id, params.driver), 201),

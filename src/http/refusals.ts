@@ -38,6 +38,15 @@ export const STORED_TOO_LARGE: Refusals = {
     "what the request would store is larger than the store keeps; the message names the limit",
 };
 
+/**
+ * spec: business 4.3: a key or token rotated twice at once is rotated once; the rotation that
+ * arrives second finds the credential it meant to replace gone.
+ */
+export const KEY_ALREADY_ROTATED: Refusals = {
+  key_already_rotated: "another rotation of this credential, sent at the same time, won: its " +
+    "new credential is the one that works",
+};
+
 const BY_GUARD = new WeakMap<MiddlewareHandler<AppEnv>, Refusals>();
 
 /** Marks `guard` as answering `refusals`; define() refuses a guard not so marked. */

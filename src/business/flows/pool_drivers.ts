@@ -66,11 +66,16 @@ export async function rotatePoolDriverToken(
   deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId">,
   driverId: string,
 ): Promise<{ readonly id: string; readonly token: string }> {
+  // The token held as the operator asks is the one replaced: two replacements at once are one.
+  const held = orRefuse(
+    await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "get" }),
+  );
   const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
   orRefuse(
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, {
       kind: "rotate_token",
       token: token.record,
+      replaces: held.token.hash,
     }, { requestId: deps.requestId }),
   );
   return { id: driverId, token: token.secret };

@@ -57,11 +57,16 @@ export async function rotateDriverToken(
   businessId: string,
   driverId: string,
 ): Promise<DriverRegistered> {
+  // The token held as the operator asks is the one replaced: two replacements at once are one.
+  const held = orRefuse(
+    await deps.runtime.read(driverActor, businessId, driverId, { kind: "get" }),
+  );
   const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
   orRefuse(
     await deps.runtime.ask(driverActor, businessId, driverId, {
       kind: "rotate_token",
       token: token.record,
+      replaces: held.token.hash,
     }, { requestId: deps.requestId }),
   );
   return { id: driverId, token: token.secret };

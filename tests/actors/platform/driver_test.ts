@@ -80,7 +80,8 @@ Deno.test("driver actor: found under its token hash; the projection never carrie
 Deno.test("driver actor: rotate_token replaces the token: only the new hash authenticates and indexes it", () => {
   const h = created();
   const token = { hash: "c".repeat(64), hint: "abcd", created_at: 2_000 };
-  const step = h.must({ kind: "rotate_token", token });
+  const replaces = DRIVER.token.hash;
+  const step = h.must({ kind: "rotate_token", token, replaces });
   assert.deepEqual(step.events, [{ kind: "token_rotated", token }]);
   assert.deepEqual(h.state, { ...DRIVER, token });
   assert.deepEqual(h.replayed(), { ...DRIVER, token });
@@ -89,8 +90,12 @@ Deno.test("driver actor: rotate_token replaces the token: only the new hash auth
   assert.deepEqual(h.indexes(), [{ index: "credential", key: token.hash }]);
   // No driver (or another business's, which the runtime asks as if missing): not found.
   new ActorHarness(driverActor).refused(
-    { kind: "rotate_token", token },
+    { kind: "rotate_token", token, replaces },
     "not_found",
     "driver not found",
   );
+  // Replacing the token replaced meanwhile (another replacement won): refused, nothing changes.
+  const other = { hash: "d".repeat(64), hint: "efgh", created_at: 3_000 };
+  h.refused({ kind: "rotate_token", token: other, replaces }, "key_already_rotated");
+  assert.deepEqual(h.state, { ...DRIVER, token });
 });
