@@ -109,7 +109,7 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
       business: access,
       client_id: identity.client_id,
       user: identity.user,
-      key_hash: identity.user ? null : hash,
+      key_hash: identity.api_key_hash,
       scopes: CLIENT_SCOPES,
     });
     await rateLimit(c, `client:${identity.client_id}`, limitsOf(access));

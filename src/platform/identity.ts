@@ -55,8 +55,11 @@ export type Principal =
     readonly client_id: string;
     /** The signed-in person, or null when the client's API key was used. */
     readonly user: ClientUserIdentity | null;
-    /** The hash of the client's API key sent; null for a person signed in (courier 4.6). */
-    readonly key_hash: string | null;
+    /**
+     * The hash of the client's API key as the request found it: the key sent, or for a person
+     * signed in the key held when it arrived; a rotation it sends replaces that key only.
+     */
+    readonly key_hash: string;
     readonly scopes: readonly Scope[];
   }
   | {

@@ -64,7 +64,12 @@ export function decideAccess(
     }
     case "authenticate_key":
       if (!constantTimeEqual(state.api_key.hash, command.hash)) return UNAUTHENTICATED;
-      return ok([], () => ({ client_id: state.id, business_id: state.business_id, user: null }));
+      return ok([], () => ({
+        client_id: state.id,
+        business_id: state.business_id,
+        user: null,
+        api_key_hash: state.api_key.hash,
+      }));
     case "authenticate_user": {
       const user = state.users.find((u) => u.id === command.user_id);
       if (!user || user.session_epoch !== command.session_epoch) return UNAUTHENTICATED;
@@ -72,6 +77,7 @@ export function decideAccess(
         client_id: state.id,
         business_id: state.business_id,
         user: withoutHash(user),
+        api_key_hash: state.api_key.hash,
       }));
     }
     case "user_for_login": {

@@ -112,6 +112,8 @@ export interface ClientIdentity {
   readonly client_id: string;
   readonly business_id: string;
   readonly user: Omit<ClientUser, "password_hash"> | null;
+  /** The client's API key's hash as this check found it: what a rotation it sends replaces. */
+  readonly api_key_hash: string;
 }
 
 /** The request a booking charge was made for: enough to make its shipment without the caller. */

@@ -113,25 +113,21 @@ export async function createClient(
 
 /**
  * spec: courier 4.6: rotates the client's API key, shown once; the previous one stops at once.
- * The key rotated is the one sent (`replaces`), or for a client administrator signed in the one
- * held as they ask: a rotation that finds another key by then is refused key_already_rotated.
+ * The key rotated is the one whose hash is `replaces` (the key the request found): a rotation
+ * that finds another key by then (one sent at the same time won) is refused key_already_rotated.
  */
 export async function rotateClientKey(
   deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   caller: { readonly courierId: string; readonly clientId: string; readonly by: string },
   keyPrefix: string,
-  replaces: string | null,
+  replaces: string,
 ): Promise<{ api_key: string }> {
-  const { runtime } = deps;
-  const rotated = replaces ?? asClient(orRefuse(
-    await runtime.read(courierClientActor, caller.courierId, caller.clientId, { kind: "get" }),
-  )).api_key.hash;
   const key = await issueCredential(keyPrefix, deps.clock.now());
   orRefuse(
-    await runtime.ask(courierClientActor, caller.courierId, caller.clientId, {
+    await deps.runtime.ask(courierClientActor, caller.courierId, caller.clientId, {
       kind: "rotate_api_key",
       key: key.record,
-      replaces: rotated,
+      replaces,
       by: caller.by,
     }, { requestId: deps.requestId }),
   );

@@ -60,3 +60,27 @@ Deno.test("client api key rotation: two rotations of the same client key at once
     assert.equal((await me(won.body.data.api_key)).status, 200);
     assert.equal((await me(client.api_key)).status, 401);
   }));
+
+Deno.test("client api key rotation: a client administrator signed in rotating twice at once: one answers 201 and its key works, the other 409 key_already_rotated", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const sent = await t.call("POST", "/client/login", { body: client.user });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const changed = await t.call("POST", "/client/password", {
+      headers: { "X-Client-API-Key": sent.body.data.token },
+      body: { current_password: client.user.password, new_password: "a-new-password-1" },
+    });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const admin = { "X-Client-API-Key": changed.body.data.token };
+    const answers = await Promise.all(
+      [1, 2].map(() => t.call("POST", "/client/api-key", { headers: admin })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
+    const won = answers.find((r) => r.status === 201)!;
+    const me = (key: string) =>
+      t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
+    assert.equal((await me(won.body.data.api_key)).status, 200);
+    assert.equal((await me(client.api_key)).status, 401);
+  }));
