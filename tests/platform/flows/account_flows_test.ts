@@ -210,3 +210,14 @@ Deno.test("auditTrail: every change, oldest first, who made it, never a key; pag
     assert.ok(!JSON.stringify(all).includes(rotated.api_key));
     assert.deepEqual((await auditTrail(deps, created.id, 2)).map((e) => e.seq), [3]);
   }));
+
+Deno.test("rotateApiKey: a request authenticated with a key rotated meanwhile gets no new key (a leaked key's holder racing the owner's rotation)", () =>
+  withPlatform(async (deps) => {
+    const { business } = await newBusiness(deps);
+    // Authenticated with the key before the owner rotated it; its rotation arrives after.
+    const leaked = keyCaller(business);
+    const owners = await rotateApiKey(deps, staffCaller(business));
+    await assert.rejects(rotateApiKey(deps, leaked), refusedAs("key_already_rotated"));
+    const now = await businessOf(deps.runtime, business.id);
+    assert.equal(now.api_key.hint, owners.hint, "the owner's key stands");
+  }));
