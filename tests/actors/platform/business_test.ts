@@ -1,76 +1,28 @@
 /**
  * The business account (actors/platform/business/mod.ts; Business API 4.3, 5, 8; CONTRACT operator
- * API): created with its owner and both features off; keys held as hashes and found by them;
- * partner keys revocable alone; portal people bounded by the plan, the owner kept; every change
- * an event naming who made it. (The webhook secret's logging is in webhook_secret_log_test.ts.)
+ * API): created with its owner and both features off; portal people bounded by the plan, the
+ * owner kept; every change an event naming who made it. (Its keys are in business_keys_test.ts,
+ * the webhook secret's logging in webhook_secret_log_test.ts.)
  */
 import assert from "node:assert/strict";
 import {
   asBusiness,
   auditDetail,
-  type Business,
   businessActor,
   type BusinessCommand,
-  type BusinessReply,
-  type KeyRecord,
-  type Plan,
-  type WebhookSecret,
 } from "../../../actors/platform/business/mod.ts";
-import { PLAN_EMPLOYEES_MAX, WEBHOOK_SECRET_GRACE_MS } from "../../../src/limits.ts";
+import { PLAN_EMPLOYEES_MAX } from "../../../src/limits.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
-
-const T0 = Date.parse("2026-11-02T08:00:00Z");
-
-function key(c: string, created_at = T0): KeyRecord {
-  return { hash: c.repeat(64), hint: c.repeat(4), created_at };
-}
-
-function secret(id: string, created_at = T0): WebhookSecret {
-  return { iv: `iv-${id}`, data: `sealed-${id}`, key_id: id, created_at };
-}
-
-const OWNER = {
-  id: "usr_owner",
-  email: "owner@example.com",
-  name: "Neo Owner",
-  role: "owner",
-  password_hash: "pbkdf2$owner",
-} as const;
-
-function create(plan: Plan = "business"): Extract<BusinessCommand, { kind: "create" }> {
-  return {
-    kind: "create",
-    id: "biz_1",
-    name: "Kalahari Couriers",
-    plan,
-    currency: "BWP",
-    country: "BW",
-    owner: OWNER,
-    api_key: key("a"),
-    webhook_secret: secret("whk_1"),
-  };
-}
-
-function created(plan: Plan = "business") {
-  const h = new ActorHarness(businessActor, { now: T0 });
-  h.must(create(plan));
-  return h;
-}
-
-type Harness = ReturnType<typeof created>;
-
-function authenticated(h: Harness, hash: string) {
-  const reply = h.must({ kind: "authenticate_key", hash }).reply as Exclude<
-    BusinessReply,
-    Business | undefined
-  >;
-  assert.ok("principal" in reply);
-  return reply;
-}
-
-function staffMember(id: string, role: "admin" | "coordinator" = "coordinator") {
-  return { id, email: `${id}@example.com`, name: id, role, password_hash: `hash-${id}` };
-}
+import {
+  authenticated,
+  create,
+  created,
+  key,
+  OWNER,
+  secret,
+  staffMember,
+  T0,
+} from "./business_fixtures.ts";
 
 Deno.test("business actor: create opens the account with its owner, both features off and default settings", () => {
   const h = new ActorHarness(businessActor, { now: T0 });
@@ -181,120 +133,6 @@ Deno.test("business actor: a profile change records only what differs; the same 
     changes: { low_balance_threshold: 50 },
   });
   assert.equal(asBusiness(threshold.reply).profile.low_balance_threshold, "50.00");
-});
-
-Deno.test("business actor: rotating the API key invalidates the old one and a legacy key at once", () => {
-  const h = created();
-  h.must({ kind: "import_legacy_key", key: key("l"), by: "operator" });
-  const legacy = authenticated(h, key("l").hash);
-  assert.deepEqual(legacy.principal, { as: "business_key", legacy: true, scopes: [] });
-  assert.deepEqual(authenticated(h, key("a").hash).principal, {
-    as: "business_key",
-    legacy: false,
-    scopes: [],
-  });
-  // Rotated through the legacy key: it is a key the business holds.
-  const rotated = h.must({
-    kind: "rotate_api_key",
-    key: key("b"),
-    replaces: key("l").hash,
-    by: "api_key",
-  });
-  assert.deepEqual(kinds(rotated.events), ["api_key_rotated"]);
-  assert.deepEqual(auditDetail(rotated.events[0]!), { by: "api_key", detail: { hint: "bbbb" } });
-  for (const old of [key("a").hash, key("l").hash]) {
-    h.refused(
-      { kind: "authenticate_key", hash: old },
-      "unauthenticated",
-      "unknown or revoked credential",
-    );
-  }
-  authenticated(h, key("b").hash);
-  assert.deepEqual(h.indexes().filter((i) => i.index === "credential"), [
-    { index: "credential", key: key("b").hash },
-  ]);
-});
-
-Deno.test("business actor: a rotation of a key another rotation replaced is refused key_already_rotated and changes nothing", () => {
-  const h = created();
-  h.must({ kind: "rotate_api_key", key: key("b"), replaces: key("a").hash, by: "api_key" });
-  const before = h.state;
-  h.refused(
-    { kind: "rotate_api_key", key: key("c"), replaces: key("a").hash, by: "api_key" },
-    "key_already_rotated",
-  );
-  assert.deepEqual(h.state, before);
-  authenticated(h, key("b").hash);
-});
-
-Deno.test("business actor: the business key carries the scopes the operator stored", () => {
-  const h = created();
-  h.must({
-    kind: "change_settings",
-    changes: { api_key_scopes: ["customs:approve", "runs:override"] },
-    by: "operator",
-  });
-  assert.deepEqual(authenticated(h, key("a").hash).principal, {
-    as: "business_key",
-    legacy: false,
-    scopes: ["customs:approve", "runs:override"],
-  });
-});
-
-Deno.test("business actor: a rotated webhook secret keeps the old one for the grace period", () => {
-  const h = created();
-  const rotatedAt = T0 + 5_000;
-  const step = h.must({
-    kind: "rotate_webhook_secret",
-    secret: secret("whk_2", rotatedAt),
-    by: "api_key",
-  });
-  assert.deepEqual(auditDetail(step.events[0]!), { by: "api_key", detail: { key_id: "whk_2" } });
-  const b = asBusiness(step.reply);
-  assert.deepEqual(b.webhook_secret, secret("whk_2", rotatedAt));
-  assert.deepEqual(b.webhook_secret_previous, {
-    ...secret("whk_1"),
-    expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS,
-  });
-});
-
-Deno.test("business actor: a partner key authenticates with its own scopes until revoked, alone", () => {
-  const h = created();
-  const issued = h.must({
-    kind: "issue_partner_key",
-    key: { ...key("p"), id: "pk_1", partner: "Acme POS", scopes: ["deliveries"] },
-    by: "operator",
-  });
-  assert.deepEqual(auditDetail(issued.events[0]!).detail, {
-    id: "pk_1",
-    partner: "Acme POS",
-    scopes: ["deliveries"],
-  });
-  assert.deepEqual(authenticated(h, key("p").hash).principal, {
-    as: "partner",
-    partner_key_id: "pk_1",
-    partner: "Acme POS",
-    scopes: ["deliveries"],
-  });
-  h.now = T0 + 60_000;
-  const revoked = h.must({ kind: "revoke_partner_key", id: "pk_1", by: "operator" });
-  assert.deepEqual(revoked.events, [{
-    kind: "partner_key_revoked",
-    id: "pk_1",
-    at: T0 + 60_000,
-    by: "operator",
-  }]);
-  h.refused({ kind: "authenticate_key", hash: key("p").hash }, "unauthenticated");
-  authenticated(h, key("a").hash); // spec: business 5.5: revocable without affecting the business
-  assert.deepEqual(h.must({ kind: "revoke_partner_key", id: "pk_1", by: "operator" }).events, []);
-  h.refused(
-    { kind: "revoke_partner_key", id: "pk_9", by: "operator" },
-    "not_found",
-    "partner key not found: pk_9",
-  );
-  // A revoked key is no longer found as a credential, but still by its id.
-  assert.ok(!h.indexes().some((i) => i.key === key("p").hash));
-  assert.ok(h.indexes().some((i) => i.index === "partner_key" && i.key === "pk_1"));
 });
 
 Deno.test("business actor: portal people are bounded by the plan and unique by e-mail", () => {
