@@ -117,6 +117,9 @@ export function lifecycleOf(s: Shipment): Lifecycle {
     first_due_at: s.first_due_at,
     // Absent on a shipment never presented at a run's border stop (and on those stored before).
     ...(s.presentation === undefined ? {} : { presentation: s.presentation }),
+    ...(s.presentations_withdrawn === undefined
+      ? {}
+      : { presentations_withdrawn: s.presentations_withdrawn }),
   };
 }
 

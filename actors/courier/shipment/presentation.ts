@@ -104,6 +104,7 @@ export function withdrawPresentation(
     trail: [...state.trail, entry].slice(-TRAIL_MAX),
     trail_total: state.trail_total + 1,
     presentation: null,
+    presentations_withdrawn: (state.presentations_withdrawn ?? 0) + 1,
     ...obligations(milestones, status),
   };
   const changed = lifecycleChanges(lifecycleOf(state), lifecycle);

@@ -168,6 +168,11 @@ export interface Lifecycle {
   readonly first_due_at: number | null;
   /** The border stop's presentation last recorded; absent or null: none (or withdrawn). */
   readonly presentation?: PresentedAt | null;
+  /**
+   * How many of its presentations were withdrawn (presentation.ts): a presentation at the same
+   * stop after one is a new one (src/courier/flows/customs.ts presentationKey). Absent: none.
+   */
+  readonly presentations_withdrawn?: number;
 }
 
 /**

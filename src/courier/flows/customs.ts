@@ -124,7 +124,7 @@ async function recordPresented(
   requestId: string | undefined,
 ): Promise<void> {
   const { id, input } = at;
-  const key = presentationKey(id, input);
+  const key = presentationKey(id, input, await shipmentIn(runtime, tenant, input.waybill));
   const scan: ScanInput = {
     event: "presented_to_customs",
     facility_id: input.border_post,
@@ -165,14 +165,23 @@ export async function withdrawShipmentPresentation(
 }
 
 /**
- * What keys the shipment's record of presenting crossing `id`: the crossing and the stop. spec:
- * courier 3.4: a presentation withdrawn at one stop (the shipment left that run) is not the one
- * the run carrying it now makes, which is recorded with its own holder and time; the same stop
- * again is a replay.
+ * What keys the shipment's record of presenting crossing `id`: the crossing, the stop, and how
+ * many of the shipment's presentations were withdrawn. spec: courier 3.4: a presentation
+ * withdrawn (the shipment left that run before the stop was recorded) is not the one the run
+ * carrying it now makes, which is recorded with its own holder and time, at another stop or at
+ * the same stop once the shipment is back on board; the same stop again, nothing withdrawn
+ * since, is a replay.
  */
-function presentationKey(id: string, at: Pick<OpenCrossingInput, "run_id" | "stop_id">): string {
+function presentationKey(
+  id: string,
+  at: Pick<OpenCrossingInput, "run_id" | "stop_id">,
+  s: Pick<Shipment, "presentations_withdrawn">,
+): string {
   if (at.run_id === null || at.stop_id === null) return `customs:${id}:presented`;
-  return `customs:${id}:presented:${at.run_id}:${at.stop_id}`;
+  const withdrawn = s.presentations_withdrawn ?? 0;
+  // The keys of shipments never withdrawn stay those recorded before the count was kept.
+  const again = withdrawn === 0 ? "" : `:${withdrawn}`;
+  return `customs:${id}:presented:${at.run_id}:${at.stop_id}${again}`;
 }
 
 /** The booking crossing's refusals of a presentation that leave the stop one of its own. */
@@ -242,7 +251,8 @@ async function settledBeforePresentation(
   const crossing = await getCrossing(runtime, tenant, id);
   if (crossing.cleared_at === null && crossing.released_at === null) return;
   const cleared = crossing.cleared_at !== null;
-  await recordOnce(runtime, tenant, input.waybill, `${presentationKey(id, input)}:settled`, {
+  const key = `${presentationKey(id, input, now)}:settled`;
+  await recordOnce(runtime, tenant, input.waybill, key, {
     event: cleared ? "cleared" : "released",
     facility_id: input.border_post,
     note: cleared
