@@ -55,6 +55,7 @@ const CUSTOMS_OUTCOMES: ReadonlySet<ScanEvent> = new Set([
   "documents_supplied",
   "cleared",
   "released",
+  "customs_refused",
 ]);
 
 /** Headlines and milestones of a customs step the shipment was presented to (courier 3.2). */
@@ -83,6 +84,7 @@ type Step = typeof STEPS[ScanEvent];
 /** Scans that say why: an exception, a loss, a cancellation, a hold, papers asked for. */
 const NEEDS_REASON: ReadonlySet<ScanEvent> = new Set([
   "exception",
+  "customs_refused",
   "lost_or_damaged",
   "cancelled",
   "customs_hold",
@@ -215,6 +217,13 @@ function touches(entry: ScanEntry, id: string): boolean {
   return entry.pieces === null || entry.pieces.includes(id);
 }
 
+/** Scans that open an exception with their reason (a customs refusal is one: courier 3.2). */
+const EXCEPTIONS: ReadonlySet<ScanEvent> = new Set([
+  "exception",
+  "customs_refused",
+  "lost_or_damaged",
+]);
+
 /** The lifecycle after the scan, whole. */
 function lifecycleAfter(
   state: Shipment,
@@ -224,7 +233,7 @@ function lifecycleAfter(
   now: number,
 ): Lifecycle {
   const custody = step.physical ? custodyAfter(state.pieces, entry, now) : state.pieces;
-  const exception = scan.event === "exception" || scan.event === "lost_or_damaged"
+  const exception = EXCEPTIONS.has(scan.event)
     ? { reason: entry.reason!, at: now }
     : scan.event === "exception_cleared"
     ? null

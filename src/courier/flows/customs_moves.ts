@@ -7,8 +7,8 @@
  * - the shipment moves with its crossing: hold -> `customs_hold` (still waiting on customs);
  *   request for documents -> `documents_requested` (also headline customs_hold, but the shipment
  *   opens its customs_documents milestone for the courier and raises documents_missing, courier
- *   3.2, 2.9); clear -> `cleared`; release -> `released`; refuse -> `exception` ("customs
- *   refused: <reason>");
+ *   3.2, 2.9); clear -> `cleared`; release -> `released`; refuse -> `customs_refused`, an
+ *   exception ("customs refused: <reason>") that closes what waited on customs;
  * - a clearance and the client's duties book their charges (customs_charges.ts);
  * - a release after the vehicle left raises `released_awaiting_collection` for the courier;
  * - a shipment customs let go after the vehicle entered with it goes out for delivery (once).
@@ -148,7 +148,8 @@ async function followMove(
       await on({ event: "documents_requested", reason: move.reason });
       return null;
     case "refuse":
-      await on({ event: "exception", reason: `customs refused: ${move.reason}` });
+      // spec: courier 3.2, 2.9: an exception that also closes what waited on customs.
+      await on({ event: "customs_refused", reason: `customs refused: ${move.reason}` });
       return null;
     case "clear":
       await on({ event: "cleared", note: `customs reference ${move.customs_reference}` });

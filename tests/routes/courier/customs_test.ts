@@ -9,7 +9,9 @@ import { postChunked, withTestEnv } from "../../helpers/test_env.ts";
 import { grantScopes } from "../../helpers/courier.ts";
 import { recordCrossing } from "../../../src/courier/flows/customs.ts";
 import { asApiError } from "../../../src/http/errors.ts";
+import { advance } from "../../helpers/receiver.ts";
 import {
+  alerts,
   billingEvent,
   crossings,
   ledger,
@@ -206,6 +208,23 @@ Deno.test("customs: a refusal is an exception on the shipment and ends the cross
       (e: unknown) => asApiError(e)?.code === "crossing_closed",
     );
     assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
+  }));
+
+Deno.test("customs: a refusal leaves nothing waiting on customs: no clearance open, no customs wait alerted", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill, id } = await presented(t, { customs: true });
+    await move(t, courier, id, { action: "request_documents", reason: "permit missing" });
+    await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
+    // spec: courier 3.2, 2.9: customs refused it: neither a clearance nor papers will come, so
+    // neither customs_clearance nor customs_documents stays open to run over its wait.
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.health, "exception");
+    assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
+    assert.equal(s.trail.at(-1)!.event, "customs_refused");
+    await advance(t, 5 * 24 * 3600);
+    assert.deepEqual(await alerts(t, courier, "customs_wait_exceeded"), []);
+    const overdue = await alerts(t, courier, "milestone_overdue");
+    assert.deepEqual(overdue.filter((a) => a.detail.milestone?.startsWith("customs")), []);
   }));
 
 Deno.test("customs: a hold sent again after the crossing moved on answers the hold recorded and changes nothing", () =>

@@ -72,6 +72,9 @@ export const STEPS: Readonly<Record<ScanEvent, Step>> = {
     closes: ["customs_clearance", "customs_documents"],
     physical: false,
   },
+  // spec: courier 3.2, 2.9: customs refused the shipment: neither clearance nor papers will come,
+  // so nothing stays open with customs (no customs wait runs over); the refusal is an exception.
+  customs_refused: { closes: ["customs_clearance", "customs_documents"], physical: false },
   received_at_destination: {
     headline: "at_destination_facility",
     closes: ["linehaul", "collection"],

@@ -106,6 +106,7 @@ export const SCAN_EVENTS = [
   "documents_supplied",
   "cleared",
   "released",
+  "customs_refused",
   "received_at_destination",
   "out_for_delivery",
   "delivery_attempted",
