@@ -67,6 +67,16 @@ export type FollowUp =
     readonly side: "exit" | "entry";
     readonly by: string;
   }
+  /**
+   * Customs refused the border stop the crossing's shipment was presented at (courier 3.4): the
+   * crossing is refused with the stop's reason, as customs' own refusal would be.
+   */
+  | {
+    readonly kind: "refused_at_border";
+    readonly crossing_id: string;
+    readonly reason: string;
+    readonly by: string;
+  }
   /** The vehicle left a border with the crossing's shipment presented there. */
   | { readonly kind: "vehicle_left"; readonly crossing_id: string; readonly by: string }
   /** The laboratory sample was handed over at `at`. */

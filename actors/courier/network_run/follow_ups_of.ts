@@ -371,6 +371,15 @@ export function failFollowUps(
       by: c.by,
     })];
   }
+  // spec: courier 3.4: customs refused the border stop: what it presented is turned back.
+  if (stop.kind === "checkpoint") {
+    return stop.crossings.map((x) => ({
+      kind: "refused_at_border" as const,
+      crossing_id: x,
+      reason: c.reason,
+      by: c.by,
+    }));
+  }
   if (stop.kind !== "collect" || !stop.work_order) return [];
   const charge = stopCharge(runId, stop.id, {
     kind: "failed_collection",

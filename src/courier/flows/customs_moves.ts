@@ -29,7 +29,7 @@ import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 import { askCrossing } from "./customs.ts";
 import { bookClearance, bookDuty } from "./customs_charges.ts";
-import { outForDeliveryPastBorder } from "./runs/mod.ts";
+import { outForDeliveryPastBorder } from "./runs/past_border.ts";
 import { recordOnce } from "./shipments.ts";
 import { voidDelivery } from "./run_steps.ts";
 

@@ -8,7 +8,8 @@
 export { askRun, forgetStopAnswers, readRun, requestDigest, runFor } from "./ask.ts";
 export { type FieldError, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 export { followThrough } from "./follow_ups.ts";
-export { closeOnRuns, outForDeliveryPastBorder, performFollowUp, redoBatches } from "./perform.ts";
+export { closeOnRuns, performFollowUp, redoBatches } from "./perform.ts";
+export { outForDeliveryPastBorder } from "./past_border.ts";
 export { RUN_FOLLOW_UPS_WORKER } from "./parking.ts";
 export { boardRun, runLoadOf, shipmentLoad } from "./loads.ts";
 export {

@@ -5,25 +5,22 @@
  * tried again (parking.ts); a failure leaves its batch due.
  */
 import {
-  asRun,
-  carriedPieces,
-  deliversNext,
   type FollowUp,
-  holderOf,
   networkRunActor,
   type StoredRunEvent,
 } from "../../../../actors/courier/network_run/mod.ts";
-import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
 import type { ClosedOnRuns } from "../../../../actors/courier/shipment/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
-import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
+import { lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";
 import { recordCrossing, vehicleLeft } from "../customs.ts";
+import { moveCrossing } from "../customs_moves.ts";
 import { labHandedOver } from "../lab.ts";
 import { postClientCharge, postLaterCharge } from "../later_charges.ts";
 import { recordOnce, shipmentIn } from "../shipments.ts";
 import { type FollowUpAt, parkFollowUp } from "./parking.ts";
+import { outForDeliveryPastBorder } from "./past_border.ts";
 import { claimBack } from "./planning.ts";
 
 /**
@@ -56,6 +53,8 @@ export async function performFollowUp(
     }
     case "crossing":
       return await crossed(runtime, tenant, f, requestId);
+    case "refused_at_border":
+      return await refusedAtBorder(runtime, tenant, f, requestId);
     case "vehicle_left":
       await vehicleLeft(runtime, tenant, f.crossing_id, f.by);
       return;
@@ -114,6 +113,25 @@ export async function closeOnRuns(
     console.error(
       `closed_on_runs: run ${runId} refused to end ${waybill}: ${r.code}: ${r.message}`,
     );
+  }
+}
+
+/**
+ * spec: courier 3.4, 3.2: customs refused the border stop, so the crossings presented there are
+ * refused with its reason, and their shipments wait on customs no more (customs_moves.ts, keyed
+ * by the move, so a retry refuses once). A crossing customs let go, or refused, already stays.
+ */
+async function refusedAtBorder(
+  runtime: ActorRuntime,
+  tenant: string,
+  f: Extract<FollowUp, { kind: "refused_at_border" }>,
+  requestId: string | undefined,
+): Promise<void> {
+  const move = { action: "refuse", reason: f.reason, by: f.by } as const;
+  try {
+    await moveCrossing(runtime, tenant, f.crossing_id, move, requestId);
+  } catch (e) {
+    if (!(e instanceof Refused && e.rejection.code === "crossing_closed")) throw e;
   }
 }
 
@@ -220,38 +238,4 @@ async function dueFollowUps(
     e.follow_ups.forEach((followUp, n) => due.push({ runId, batch: e.batch, n, followUp }));
   }
   return due;
-}
-
-/**
- * spec: courier 3.2 (delivery_attempt opens when out for delivery): a shipment a delivery run
- * takes across a border goes out for delivery once the vehicle has entered with it and customs
- * cleared or released it, whichever comes last, when no other border is left before its deliver
- * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
- * `requestId`: the request the step is done for, if any.
- */
-export async function outForDeliveryPastBorder(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossing: Crossing,
-  by: string,
-  requestId?: string,
-): Promise<void> {
-  const settled = crossing.status === "cleared" || crossing.status === "released";
-  if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
-  if (crossing.run_id === null) return;
-  // A run busy or failing is no answer that the shipment is not aboard: thrown, the request
-  // answers it (503) and a follow-up stays due, so the milestone is not skipped (courier 3.2).
-  const got = foundOrNull(
-    await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" }),
-  );
-  if (got === null) return;
-  const run = asRun(got);
-  const aboard = run.items.some((i) => i.waybill === crossing.waybill && i.state === "on_board");
-  if (!aboard || !deliversNext(run, crossing.waybill)) return;
-  await recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:out_for_delivery`, {
-    event: "out_for_delivery",
-    holder: holderOf(run),
-    pieces: carriedPieces(run.stops, crossing.waybill),
-    by,
-  }, requestId);
 }
