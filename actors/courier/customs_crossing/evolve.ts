@@ -53,6 +53,7 @@ export function evolve(state: CrossingState, event: CrossingEvent): CrossingStat
           country: state.country,
           to_country: state.to_country,
         },
+        presentations: (state.presentations ?? 0) + 1,
         updated_at: event.at,
       };
     case "presentation_withdrawn":

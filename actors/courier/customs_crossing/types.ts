@@ -121,6 +121,11 @@ export interface Crossing extends CrossingOpening {
    * presentation withdrawn gives them back (border.ts). Internal; absent: never presented so.
    */
   readonly before_stop?: BorderOf | null;
+  /**
+   * How many times a border stop presented it (presented_at_stop): presented again after a
+   * withdrawal is a new presentation (src/courier/flows/customs.ts). Absent: none since kept.
+   */
+  readonly presentations?: number;
 }
 
 /** Where a crossing is: its border post and the border it crosses. */

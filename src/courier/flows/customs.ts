@@ -106,10 +106,10 @@ export async function openCrossing(
   input: OpenCrossingInput,
   requestId?: string,
 ): Promise<string> {
-  const id = await presentedCrossing(runtime, tenant, input, requestId);
-  await recordPresented(runtime, tenant, { id, input }, requestId);
-  await settledBeforePresentation(runtime, tenant, id, input, requestId);
-  return id;
+  const crossing = await presentedCrossing(runtime, tenant, input, requestId);
+  await recordPresented(runtime, tenant, { crossing, input }, requestId);
+  await settledBeforePresentation(runtime, tenant, crossing.id, input, requestId);
+  return crossing.id;
 }
 
 /**
@@ -120,11 +120,13 @@ export async function openCrossing(
 async function recordPresented(
   runtime: ActorRuntime,
   tenant: string,
-  at: { id: string; input: OpenCrossingInput },
+  at: { crossing: Crossing; input: OpenCrossingInput },
   requestId: string | undefined,
 ): Promise<void> {
-  const { id, input } = at;
-  const key = presentationKey(id, input, await shipmentIn(runtime, tenant, input.waybill));
+  const { crossing, input } = at;
+  const { id } = crossing;
+  const s = await shipmentIn(runtime, tenant, input.waybill);
+  const key = presentationKey(crossing, input, s);
   const scan: ScanInput = {
     event: "presented_to_customs",
     facility_id: input.border_post,
@@ -165,23 +167,44 @@ export async function withdrawShipmentPresentation(
 }
 
 /**
- * What keys the shipment's record of presenting crossing `id`: the crossing, the stop, and how
- * many of the shipment's presentations were withdrawn. spec: courier 3.4: a presentation
- * withdrawn (the shipment left that run before the stop was recorded) is not the one the run
- * carrying it now makes, which is recorded with its own holder and time, at another stop or at
- * the same stop once the shipment is back on board; the same stop again, nothing withdrawn
- * since, is a replay.
+ * spec: courier 3.4, 3.2: a presentation the crossing withdrew, withdrawn on the shipment from
+ * the crossing's outbox (src/courier/reactors/presentations_withdrawn.ts), unless the crossing is
+ * presented at that very stop again since (the shipment came back on board before the withdrawal
+ * reached it): the shipment still stands in that presentation, which the crossing's binds anew,
+ * and withdrawing it would leave the shipment with no customs the crossing waits on.
+ */
+export async function withdrawnFromCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  at: Presentation & { readonly waybill: string; readonly by: string },
+): Promise<void> {
+  const read = await runtime.read(customsCrossingActor, tenant, at.crossing_id, { kind: "get" });
+  const now = foundOrNull(read)?.crossing;
+  if (now?.run_id === at.run_id && now?.stop_id === at.stop_id) return;
+  await withdrawShipmentPresentation(runtime, tenant, at);
+}
+
+/**
+ * What keys the shipment's record of presenting crossing `c`: the crossing, the stop, how many
+ * of the shipment's presentations were withdrawn, and how many times a border stop presented the
+ * crossing. spec: courier 3.4: a presentation withdrawn (the shipment left that run before the
+ * stop was recorded) is not the one the run carrying it now makes, which is recorded with its
+ * own holder and time, at another stop or at the same stop once the shipment is back on board
+ * (whether or not the shipment had taken the withdrawal yet); the same stop again, nothing
+ * withdrawn since, is a replay.
  */
 function presentationKey(
-  id: string,
+  c: Pick<Crossing, "id" | "presentations">,
   at: Pick<OpenCrossingInput, "run_id" | "stop_id">,
   s: Pick<Shipment, "presentations_withdrawn">,
 ): string {
-  if (at.run_id === null || at.stop_id === null) return `customs:${id}:presented`;
+  if (at.run_id === null || at.stop_id === null) return `customs:${c.id}:presented`;
+  // The keys of a first presentation stay those recorded before the counts were kept.
   const withdrawn = s.presentations_withdrawn ?? 0;
-  // The keys of shipments never withdrawn stay those recorded before the count was kept.
-  const again = withdrawn === 0 ? "" : `:${withdrawn}`;
-  return `customs:${id}:presented:${at.run_id}:${at.stop_id}${again}`;
+  const presentations = c.presentations ?? 0;
+  const again = (withdrawn === 0 ? "" : `:${withdrawn}`) +
+    (presentations <= 1 ? "" : `:p${presentations}`);
+  return `customs:${c.id}:presented:${at.run_id}:${at.stop_id}${again}`;
 }
 
 /** The booking crossing's refusals of a presentation that leave the stop one of its own. */
@@ -193,7 +216,7 @@ async function presentedCrossing(
   tenant: string,
   input: OpenCrossingInput,
   requestId: string | undefined,
-): Promise<string> {
+): Promise<Crossing> {
   const shipment = await shipmentIn(runtime, tenant, input.waybill);
   const booked = bookingCrossingIdOf(tenant, input.waybill);
   const presented = input.run_id !== null && input.stop_id !== null
@@ -209,13 +232,15 @@ async function presentedCrossing(
       },
     }, { requestId })
     : null;
-  if (presented?.ok) return booked;
+  if (presented?.ok) {
+    return presented.reply.crossing;
+  }
   // Only a booking crossing presented at another stop, or none opened at booking, leaves this
   // stop a crossing of its own; a refusal "not now" (a busy crossing) is thrown, never taken
   // for one (a second crossing, a second clearance for one border: CONTRACT one at booking).
   if (presented && !OWN_CROSSING_WHEN.has(presented.code)) throw new Refused(presented);
   const id = crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
-  await askCrossing(runtime, tenant, id, {
+  const opened = await askCrossing(runtime, tenant, id, {
     kind: "open",
     crossing: {
       id,
@@ -229,7 +254,7 @@ async function presentedCrossing(
     },
     by: input.by,
   }, requestId);
-  return id;
+  return opened.crossing;
 }
 
 /**
@@ -251,7 +276,7 @@ async function settledBeforePresentation(
   const crossing = await getCrossing(runtime, tenant, id);
   if (crossing.cleared_at === null && crossing.released_at === null) return;
   const cleared = crossing.cleared_at !== null;
-  const key = `${presentationKey(id, input, now)}:settled`;
+  const key = `${presentationKey(crossing, input, now)}:settled`;
   await recordOnce(runtime, tenant, input.waybill, key, {
     event: cleared ? "cleared" : "released",
     facility_id: input.border_post,

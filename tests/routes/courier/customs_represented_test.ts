@@ -10,6 +10,8 @@ import { border } from "../../../src/courier/flows/runs/mod.ts";
 import { shipmentIn } from "../../../src/courier/flows/shipments.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, failAsks } from "../../helpers/faults.ts";
+import { advance } from "../../helpers/receiver.ts";
 import { crossings } from "./customs_fixtures.ts";
 import { checkpointStop, crossBorderRun, deliverStops, newRun, post } from "./runs_fixtures.ts";
 
@@ -83,4 +85,42 @@ Deno.test("customs: a shipment whose presentation at a border stop was withdrawn
     await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
     const after = await shipmentIn(t.env.runtime, courier.business.id, leaving);
     assert.equal(after.trail_total, s.trail_total);
+  }));
+
+Deno.test("customs: a withdrawal the shipment could not take before the shipment was presented at that stop again leaves it with customs when the outbox sends it late", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [leaving] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, waybills);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"], vehicle: "B 999 ZZZ" });
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const [booked] = await crossings(t, courier, leaving);
+    const hand = (from: string, to: string) =>
+      post(t, courier, `/business/network-runs/${from}/transfer`, {
+        waybills: [leaving],
+        to_run: to,
+      });
+    // The shipment's withdrawal fails (a store failing), for the request and the outbox alike:
+    // the crossing's is committed, the shipment's waits in the outbox.
+    const stop = failAsks(t.env.runtime, commandKind("withdraw_presentation", "shipment"));
+    const runtime = runtimeWithGaps(t, "stop_border", [() => hand(run, other)]);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    await assert.rejects(() => border({ ...t.env, runtime }, caller, run, checkpoint, {}));
+    // Back on board, presented at the stop again before the outbox sent the withdrawal.
+    await hand(other, run);
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    stop();
+    await advance(t, 600);
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    // spec: courier 3.4, 3.2: the crossing is presented at the stop: so is the shipment.
+    const [c] = await crossings(t, courier, leaving);
+    assert.deepEqual([c!.id, c!.run_id, c!.stop_id], [booked!.id, run, checkpoint]);
+    const s = await shipmentIn(t.env.runtime, courier.business.id, leaving);
+    // Its withdrawal, sent late, did not take back the presentation that stands.
+    assert.ok(!s.trail.some((e) => e.event === "presentation_withdrawn"));
+    assert.equal(s.status, "customs_processing");
+    assert.ok(s.milestones.some((m) => m.name === "customs_clearance"), JSON.stringify(s.trail));
   }));
