@@ -45,6 +45,62 @@ export function presentedAfter(
 }
 
 /**
+ * spec: courier 3.2: customs_clearance closes when cleared or released, the crossing's own: one
+ * per border. A crossing settled that is not the one the shipment stands presented at (an
+ * earlier border's, come late) leaves the presentation's clearance (and papers) open and its
+ * headline; the one it stands presented at, settled while the earlier border it replaced is not,
+ * opens that border's again. Either way the earlier border is settled on the shipment. `after`:
+ * the lifecycle after the scan; a scan naming no crossing (operations') is left as it is.
+ */
+export function settledAfter(
+  state: Shipment,
+  command: Extract<ShipmentCommand, { kind: "record" }>,
+  after: Lifecycle,
+  now: number,
+): Lifecycle {
+  const p = state.presentation ?? null;
+  const { event } = command.scan;
+  if (!command.settles || p === null || (event !== "cleared" && event !== "released")) {
+    return after;
+  }
+  if (command.settles !== p.crossing_id) {
+    // An earlier border's: the presentation's own clearance, while customs has not settled it,
+    // stays open (with papers it owes); an earlier one opened again is what settles now.
+    const presentation = { ...p, clearance_before: null };
+    const left = new Set(after.milestones.map((m) => m.name));
+    const kept = state.milestones.filter((m) => isCustoms(m) && !left.has(m.name));
+    if (p.settled_at !== undefined || kept.length === 0) return { ...after, presentation };
+    const milestones = [...after.milestones, ...kept];
+    return relived(after, { status: state.status, milestones }, { presentation, now });
+  }
+  const presentation = { ...p, clearance_before: null, settled_at: p.settled_at ?? now };
+  if (p.clearance_before === null) return { ...after, presentation };
+  const milestones = [...after.milestones, p.clearance_before];
+  return relived(after, { status: after.status, milestones }, { presentation, now });
+}
+
+function isCustoms(m: OpenMilestone): boolean {
+  return m.name === "customs_clearance" || m.name === "customs_documents";
+}
+
+/** The lifecycle with these status and milestones, its health and obligations read again. */
+function relived(
+  after: Lifecycle,
+  to: { status: Lifecycle["status"]; milestones: readonly OpenMilestone[] },
+  o: { presentation: PresentedAt; now: number },
+): Lifecycle {
+  const verdict = healthOf({ ...to, exception: after.exception }, o.now);
+  return {
+    ...after,
+    ...to,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    presentation: o.presentation,
+    ...obligations(to.milestones, to.status),
+  };
+}
+
+/**
  * The open milestones without the customs_clearance presentation `p` opened, and with the one it
  * replaced (an earlier border's, still uncleared then); one closed since (cleared, released)
  * stays closed, and nothing else changes.

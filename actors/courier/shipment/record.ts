@@ -27,7 +27,7 @@ import {
   termsOf,
   TRAIL_MAX,
 } from "./lifecycle.ts";
-import { presentedAfter } from "./presentation.ts";
+import { presentedAfter, settledAfter } from "./presentation.ts";
 import { stepsMet } from "./run_steps.ts";
 import { scanGate } from "./scan_gates.ts";
 import { timersFor } from "./timers.ts";
@@ -117,7 +117,7 @@ export function record(
   });
   if (!Array.isArray(met)) return met as Rejection;
   const after = lifecycleAfter(state, scan, step, entry, now);
-  const lifecycle = presentedAfter(state, command, after, now);
+  const lifecycle = settledAfter(state, command, presentedAfter(state, command, after, now), now);
   const scanned = scanEvents(state, entry, lifecycle, now);
   const { due } = scanned;
   const events = [...scanned.events, ...met];

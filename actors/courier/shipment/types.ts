@@ -133,6 +133,8 @@ export interface PresentedAt extends Presentation {
   readonly at: number;
   readonly status_before: Headline;
   readonly clearance_before: OpenMilestone | null;
+  /** When customs cleared or released its crossing (presentation.ts settledAfter); absent: not. */
+  readonly settled_at?: number;
 }
 
 /** Where the shipment stands after booking (courier 1.4, 3.2). */
@@ -237,6 +239,8 @@ export type ShipmentCommand =
     customs_gate?: string;
     /** presented_to_customs at a run's border stop: which one (a withdrawal names it). */
     presentation?: Presentation;
+    /** cleared or released by customs: the crossing it settles (presentation.ts settledAfter). */
+    settles?: string;
   }
   /**
    * spec: courier 3.4: the border stop went on without the shipment before it was recorded: its

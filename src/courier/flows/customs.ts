@@ -277,14 +277,22 @@ async function settledBeforePresentation(
   if (crossing.cleared_at === null && crossing.released_at === null) return;
   const cleared = crossing.cleared_at !== null;
   const key = `${presentationKey(crossing, input, now)}:settled`;
-  await recordOnce(runtime, tenant, input.waybill, key, {
-    event: cleared ? "cleared" : "released",
-    facility_id: input.border_post,
-    note: cleared
-      ? `cleared before presentation: customs reference ${crossing.customs_reference}`
-      : "released before presentation",
-    by: input.by,
-  }, requestId);
+  await recordOnce(
+    runtime,
+    tenant,
+    input.waybill,
+    key,
+    {
+      event: cleared ? "cleared" : "released",
+      facility_id: input.border_post,
+      note: cleared
+        ? `cleared before presentation: customs reference ${crossing.customs_reference}`
+        : "released before presentation",
+      by: input.by,
+    },
+    requestId,
+    crossing.id,
+  );
 }
 
 /** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */

@@ -133,12 +133,21 @@ async function followMove(
   requestId: string | undefined,
 ): Promise<string | null> {
   const key = `customs:${crossing.id}:move:${move.n}`;
+  // spec: courier 3.2: a clearance or release settles this crossing's customs_clearance only.
   const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
-    recordOnce(runtime, tenant, crossing.waybill, key, {
-      ...fields,
-      facility_id: crossing.border_post,
-      by: move.by,
-    }, requestId);
+    recordOnce(
+      runtime,
+      tenant,
+      crossing.waybill,
+      key,
+      {
+        ...fields,
+        facility_id: crossing.border_post,
+        by: move.by,
+      },
+      requestId,
+      crossing.id,
+    );
   switch (move.action) {
     case "hold":
       await on({ event: "customs_hold", reason: move.reason });

@@ -44,7 +44,7 @@ export async function clientShipmentIn(
 /**
  * Records `scan` once per `key`, with the later charge it causes (a redelivery, a return);
  * answers the shipment, or null when it was already closed. `requestId`: the request it is
- * recorded for (AskOptions.requestId), if any.
+ * recorded for (AskOptions.requestId), if any; `settles`: the crossing a customs outcome settles.
  */
 export async function recordOnce(
   runtime: ActorRuntime,
@@ -53,9 +53,12 @@ export async function recordOnce(
   key: string,
   scan: ScanInput,
   requestId?: string,
+  settles?: string,
 ): Promise<Shipment | null> {
-  // A run's custody move names its step (its key), which ends the step's reservation.
-  const r = await askRecord(runtime, tenant, waybill, { kind: "record", scan, step: key }, {
+  // A run's custody move names its step (its key), which ends the step's reservation; a customs
+  // outcome names the crossing it settles.
+  const command = { kind: "record", scan, step: key, ...(settles ? { settles } : {}) } as const;
+  const r = await askRecord(runtime, tenant, waybill, command, {
     idempotencyKey: key,
     permanent: true,
     requestId,
