@@ -13,7 +13,7 @@ import {
 } from "../../../actors/courier/customs_crossing/mod.ts";
 import { OutboxHandling } from "../../runtime/outbox_handling.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { withdrawnFromCrossing } from "../flows/customs.ts";
+import { withdrawnFromCrossing } from "../flows/customs_withdrawn.ts";
 
 /** Handles the withdrawn presentations' outbox until closed. */
 export class PresentationsWithdrawn {

@@ -8,7 +8,7 @@ import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { type Faults, flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
-import { withdrawShipmentPresentation } from "../../../src/courier/flows/customs.ts";
+import { withdrawShipmentPresentation } from "../../../src/courier/flows/customs_withdrawn.ts";
 import { asApiError } from "../../../src/http/errors.ts";
 import {
   alerts,

@@ -21,7 +21,8 @@ import {
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
-import { bookingCrossingIdOf, crossingIdOf, withdrawShipmentPresentation } from "../customs.ts";
+import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
+import { withdrawShipmentPresentation } from "../customs_withdrawn.ts";
 
 /**
  * Reserves the shipment's crossings for the run's step on it; answers the gate the run's step
