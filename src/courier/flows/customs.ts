@@ -214,10 +214,11 @@ async function presentedCrossing(
 
 /**
  * spec: courier 3.2: customs_clearance closes when cleared or released. Presenting opens it; a
- * crossing customs cleared or released before it reached the border (pre-arrival) has nothing
- * left to close it, so its outcome closes it again here, once. Both read as they stand after the
- * presentation was recorded: a clearance recorded later records its own scan after it, and a
- * shipment that has moved on since (a presentation sent again late) is left alone.
+ * crossing customs cleared, released or refused before it reached the border (pre-arrival) has
+ * nothing left to close it, so its outcome closes it again here, once (a refusal also closes it:
+ * no clearance will come, 2.9). Both read as they stand after the presentation was recorded: a
+ * move recorded later records its own scan after it, and a shipment that has moved on since (a
+ * presentation sent again late) is left alone.
  */
 async function settledBeforePresentation(
   runtime: ActorRuntime,
@@ -229,25 +230,25 @@ async function settledBeforePresentation(
   const now = await shipmentIn(runtime, tenant, input.waybill);
   if (!now.milestones.some((m) => m.name === "customs_clearance")) return;
   const crossing = await getCrossing(runtime, tenant, id);
-  if (crossing.cleared_at === null && crossing.released_at === null) return;
-  const cleared = crossing.cleared_at !== null;
+  const outcome = outcomeBefore(crossing);
+  if (outcome === null) return;
   const key = `${presentationKey(crossing, input, now)}:settled`;
-  await recordOnce(
-    runtime,
-    tenant,
-    input.waybill,
-    key,
-    {
-      event: cleared ? "cleared" : "released",
-      facility_id: input.border_post,
-      note: cleared
-        ? `cleared before presentation: customs reference ${crossing.customs_reference}`
-        : "released before presentation",
-      by: input.by,
-    },
-    requestId,
-    crossing.id,
-  );
+  const scan = { ...outcome, facility_id: input.border_post, by: input.by };
+  await recordOnce(runtime, tenant, input.waybill, key, scan, requestId, crossing.id);
+}
+
+/** The scan of what customs decided on the crossing, if it decided: none while it waits. */
+function outcomeBefore(c: Crossing): Pick<ScanInput, "event" | "note" | "reason"> | null {
+  if (c.cleared_at !== null) {
+    return {
+      event: "cleared",
+      note: `cleared before presentation: customs reference ${c.customs_reference}`,
+    };
+  }
+  if (c.released_at !== null) return { event: "released", note: "released before presentation" };
+  const refusal = c.history.find((m) => m.action === "refuse");
+  if (c.refused_at === null || !refusal) return null;
+  return { event: "customs_refused", reason: `customs refused: ${refusal.reason}` };
 }
 
 /** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */

@@ -196,3 +196,20 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
       );
     }
   }));
+
+Deno.test("customs: a crossing refused before the border stop presents it leaves nothing waiting on customs", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const [booked] = await crossings(t, courier, waybill);
+    await move(t, courier, booked!.id, { action: "refuse", reason: "prohibited goods" });
+    // The border stop presents it all the same: customs' answer stands (courier 3.2, 2.9: no
+    // customs_clearance open for a refusal, so no customs wait runs over).
+    assert.equal(await present(t, courier, waybill), booked!.id);
+    const s = await shipment(t, courier, waybill);
+    assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
+    assert.equal(s.exception?.reason, "customs refused: prohibited goods");
+    await present(t, courier, waybill);
+    assert.equal((await shipment(t, courier, waybill)).trail.length, s.trail.length);
+  }));
