@@ -14,6 +14,7 @@ import {
   type Crossing,
   type CrossingCommand,
   type CrossingReply,
+  CUSTOMS_HOLDS,
   customsCrossingActor,
   type CustomsMove,
   type DocumentInput,
@@ -216,8 +217,9 @@ async function presentedCrossing(
  * spec: courier 3.2: customs_clearance closes when cleared or released. Presenting opens it; a
  * crossing customs cleared, released or refused before it reached the border (pre-arrival) has
  * nothing left to close it, so its outcome closes it again here, once (a refusal also closes it:
- * no clearance will come, 2.9). Both read as they stand after the presentation was recorded: a
- * move recorded later records its own scan after it, and a shipment that has moved on since (a
+ * no clearance will come, 2.9); one customs holds is held again (presenting set the headline to
+ * customs_processing). Both read as they stand after the presentation was recorded: a move
+ * recorded later records its own scan after it, and a shipment that has moved on since (a
  * presentation sent again late) is left alone.
  */
 async function settledBeforePresentation(
@@ -237,7 +239,7 @@ async function settledBeforePresentation(
   await recordOnce(runtime, tenant, input.waybill, key, scan, requestId, crossing.id);
 }
 
-/** The scan of what customs decided on the crossing, if it decided: none while it waits. */
+/** The scan of where customs has the crossing, if it decided or holds it: none while it waits. */
 function outcomeBefore(c: Crossing): Pick<ScanInput, "event" | "note" | "reason"> | null {
   if (c.cleared_at !== null) {
     return {
@@ -247,8 +249,14 @@ function outcomeBefore(c: Crossing): Pick<ScanInput, "event" | "note" | "reason"
   }
   if (c.released_at !== null) return { event: "released", note: "released before presentation" };
   const refusal = c.history.find((m) => m.action === "refuse");
-  if (c.refused_at === null || !refusal) return null;
-  return { event: "customs_refused", reason: `customs refused: ${refusal.reason}` };
+  if (c.refused_at !== null && refusal) {
+    return { event: "customs_refused", reason: `customs refused: ${refusal.reason}` };
+  }
+  // Held (for papers too): presented, the shipment is still held, not processing (its papers
+  // owed stay open with the courier).
+  const hold = c.history.findLast((m) => m.action === "hold" || m.action === "request_documents");
+  if (!CUSTOMS_HOLDS.has(c.status) || !hold) return null;
+  return { event: "customs_hold", reason: hold.reason, note: "held before presentation" };
 }
 
 /** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */

@@ -213,3 +213,25 @@ Deno.test("customs: a crossing refused before the border stop presents it leaves
     await present(t, courier, waybill);
     assert.equal((await shipment(t, courier, waybill)).trail.length, s.trail.length);
   }));
+
+Deno.test("customs: a crossing customs holds before the border stop presents it reads held once presented", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    for (
+      const body of [
+        { action: "hold", reason: "x-ray inspection" },
+        { action: "request_documents", reason: "commercial invoice missing" },
+      ]
+    ) {
+      const waybill = await bookWaybill(t, client, CROSS_BORDER);
+      const [booked] = await crossings(t, courier, waybill);
+      await move(t, courier, booked!.id, body);
+      // spec: courier 3.2, 3.4: presented, it is still held by customs: its headline says so.
+      assert.equal(await present(t, courier, waybill), booked!.id);
+      const s = await shipment(t, courier, waybill);
+      assert.equal(s.status, "customs_hold", JSON.stringify(body));
+      assert.ok(s.obligations.some((o) => o.milestone === "customs_clearance"));
+      await present(t, courier, waybill);
+      assert.equal((await shipment(t, courier, waybill)).trail.length, s.trail.length);
+    }
+  }));
