@@ -23,9 +23,10 @@ import { crossingIdsOf } from "./customs_gate.ts";
 /**
  * spec: courier 3.2 (delivery_attempt opens when out for delivery): a shipment a delivery run
  * takes across a border goes out for delivery once the vehicle has entered with it and customs
- * cleared or released it, whichever comes last, when no other border is left before its deliver
- * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
- * `requestId`: the request the step is done for, if any.
+ * cleared or released it, whichever comes last, at every border the run presented it at, when
+ * no other border is left before its deliver stop. Both steps call this; keyed by the crossing
+ * and sent out once, so either, or a retry, moves it once. `requestId`: the request the step is
+ * done for, if any.
  */
 export async function outForDeliveryPastBorder(
   runtime: ActorRuntime,
