@@ -276,14 +276,19 @@ function tripRoutes(api: Api): void {
     params: TripId,
     body: z.object({ reason: z.string().trim().max(500).optional() }).optional(),
     response: TripAnswer,
-    refusals: { not_cancellable: "the trip was collected (active) or has completed" },
+    refusals: {
+      not_cancellable: "the trip was collected (active) or has completed",
+      booking_in_progress: "the trip's booking is still being processed (its charge may be " +
+        "taken, the trip made moments later): nothing changed, retry after `Retry-After` (5) " +
+        "seconds",
+    },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);
     const r = await askTrip(env, tenant, params.id, {
       kind: "cancel",
       by,
       reason: body?.reason ?? null,
-    });
+    }).catch(withRetryAfter);
     return ok(c, tripView(c, r.trip, r.already_cancelled ? { already_cancelled: true } : {}));
   });
 

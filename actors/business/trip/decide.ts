@@ -63,8 +63,13 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
       return accept([], claimStateOf);
     case "replay":
       return state.phase === "free" ? accept([], replyOf) : retried(state, command);
-    case "ready":
     case "cancel":
+      // spec: business 7 booking_in_progress: the first attempt may have taken the charge and
+      // makes the trip moments later (or its sweep does): wait and retry, not "absent".
+      if (state.phase === "booking") return bookingInProgress("the trip's booking");
+      if (state.phase !== "booked") return notFound();
+      return onTrip(state.trip, command, ctx);
+    case "ready":
     case "refunded":
     case "rotate_tracking":
     case "revoke_tracking":
@@ -137,21 +142,23 @@ function retried(
       );
   }
   if (state.phase === "booking") {
-    return byRef
-      ? reject(
-        "booking_in_progress",
-        `the first booking of this external_reference is still ` +
-          `being processed: retry after 5 seconds`,
-        { retry_after: 5 },
-      )
-      : reject(
-        "request_in_progress",
-        `the first request with this Idempotency-Key is still ` +
-          `running: retry after 5 seconds`,
-        { retry_after: 5 },
-      );
+    return byRef ? bookingInProgress() : reject(
+      "request_in_progress",
+      `the first request with this Idempotency-Key is still ` +
+        `running: retry after 5 seconds`,
+      { retry_after: 5 },
+    );
   }
   return accept([], () => ({ phase: "booked", trip: state.trip, replayed: true }));
+}
+
+/** spec: business 7: the first attempt is still being processed: retry after 5 seconds. */
+function bookingInProgress(what = "the first booking of this external_reference"): D {
+  return reject(
+    "booking_in_progress",
+    `${what} is still being processed: retry after 5 seconds`,
+    { retry_after: 5 },
+  );
 }
 
 /** A refused booking leaves its reference free (spec: business appendix 1). */

@@ -3,6 +3,8 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import { refundCancelledTrip } from "../../../src/business/reactors/booking_outboxes.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import { bookingReference } from "../../../src/business/rules/booking.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
@@ -164,4 +166,50 @@ Deno.test("trips: a cancelled trip's refund whose read of the trip is refused (b
     assert.ok(read.ok && read.reply.phase === "booked");
     assert.notEqual(read.reply.trip.refund?.transaction_id ?? null, null);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+  }));
+
+Deno.test("trips: cancel of a booking charged and not yet a trip answers 409 booking_in_progress with Retry-After 5, changing nothing; its retry cancels the trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const first = await book(t, b.api_key, PARCEL);
+    const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
+      kind: "get",
+    });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    const value = "ORD-CX";
+    const reference = bookingReference(b.id, { kind: "external_reference", value }, () => "");
+    const draft = { ...read.reply.trip, reference, external_reference: value };
+    // The first attempt claimed the reference and took its charge; the trip is not made yet.
+    const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
+      kind: "claim",
+      claim: { draft, fingerprint: "fp", key_kind: "external_reference" },
+    });
+    assert.ok(claimed.ok && claimed.reply.phase === "booking");
+    const charged = await t.env.runtime.ask(walletActor, b.id, b.id, {
+      kind: "debit",
+      amount_minor: draft.billing_amount_minor,
+      currency: "BWP",
+      reference: `trip:${reference}`,
+      by: "api_key",
+      low_balance: null,
+    }, { idempotencyKey: `charge:${reference}:${claimed.reply.claimed_at}`, permanent: true });
+    assert.ok(charged.ok);
+    const balance = await balanceOf(t, b.api_key);
+    // spec: business 7: the charge may be taken and the trip appears moments later: not 404.
+    const early = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, "booking_in_progress");
+    assert.equal(early.headers.get("Retry-After"), "5");
+    const still = await t.env.runtime.read(tripActor, b.id, reference, { kind: "claim_state" });
+    assert.ok(still.ok && still.reply.phase === "booking");
+    assert.deepEqual(await balanceOf(t, b.api_key), balance);
+    // The sweep completes the booking; the integrator's retry then cancels and refunds it.
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    const retry = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.status, "cancelled");
+    await t.env.runtime.outboxesIdle();
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - first.body.data.billing_amount));
   }));
