@@ -126,7 +126,8 @@ export async function tracking(
       // This instance's newest position too: a stop is shown passed before the batch is kept.
       points: [...points, ...(position ? [position] : [])]
         .filter((p) => trip.collected_at !== null && p.at >= trip.collected_at),
-      at_destination: trip.arrived_dropoff_at !== null || trip.status === "completed",
+      // A trip completed as returned came back from wherever it failed, maybe short of a stop.
+      at_destination: trip.arrived_dropoff_at !== null || trip.delivery_outcome === "delivered",
     }),
     link_expires_at: linkExpiresAt(linkTimes(trip)),
   };

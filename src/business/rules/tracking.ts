@@ -143,7 +143,7 @@ export const STOP_REACHED_METRES = 100;
 export interface StopProgress {
   /** The driver's positions since collection, oldest first (stops come after the pickup). */
   readonly points: readonly Point[];
-  /** The driver reached the destination (arrive_dropoff) or the trip completed. */
+  /** The driver reached the destination (arrive_dropoff) or delivered (not a return). */
   readonly at_destination: boolean;
 }
 

@@ -72,3 +72,27 @@ Deno.test("trip-track: stops are reached one by one as the driver passes them, a
     }
     assert.deepEqual(await reached(t, other.token), [true]);
   }));
+
+Deno.test("trip-track: a delivery that failed and came back shows the stops its driver never passed as not reached", () =>
+  withTestEnv(async (t) => {
+    const b = await bookedTrip(t, { stops: [AIRPORT_JUNCTION] });
+    const driver = await onlineDriverAt(t, -24.66, 25.9);
+    t.clock.advanceBy(1_000);
+    await acceptBy(t, b, driver);
+    const steps: [string, Record<string, unknown>][] = [
+      ["arrive_pickup", {}],
+      ["pick_up", { force_reason: "no scanner" }],
+      ["fail_delivery", { reason: "nobody home" }],
+      ["complete_return", {}],
+    ];
+    for (const [action, body] of steps) {
+      t.clock.advanceBy(1_000);
+      const r = await t.call("POST", `/driver/trips/${b.trip.reference}/${action}`, {
+        bearer: driver.token,
+        body: { idempotency_key: action, ...body },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      // spec: business 2.4: reached is where the driver went, not where the trip ended.
+      assert.deepEqual(await reached(t, b.token), [false], action);
+    }
+  }));
