@@ -40,7 +40,8 @@ export const TripTrackAnswer = z.object({
   }),
   driver_lng: orNull(z.number()),
   eta_minutes: orNull(z.number().int()).openapi({
-    description: "From the driver's position to the pickup (before collection) or destination",
+    description: "From the driver's position to the pickup (before collection, and while a " +
+      "failed delivery returns there) or the destination",
   }),
   accepted_at: orNull(z.string()),
   completed_at: orNull(z.string()),

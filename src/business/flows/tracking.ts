@@ -155,9 +155,12 @@ async function freshSeconds(deps: TrackingDeps): Promise<number> {
   return settings.position_fresh_seconds;
 }
 
-/** To the pickup until collected, then to the destination. */
+/**
+ * To the pickup until collected, then to the destination; back to the pickup while a failed
+ * delivery returns there (spec: business 3.1 returning): the driver is no longer coming.
+ */
 async function etaOf(deps: TrackingDeps, trip: Trip, p: Position): Promise<number> {
-  const target = trip.collected_at === null ? trip.pickup : trip.dest;
+  const target = trip.collected_at === null || trip.returning ? trip.pickup : trip.dest;
   const catalogue = await catalogueOf(deps);
   return etaFrom(p, target, {
     road_factor_bp: catalogue.road_factor_bp,
