@@ -14,10 +14,14 @@ import { anonymous } from "../../src/http/guards.ts";
 import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
-import { TripAnswer, tripView } from "./answers/trips.ts";
+import { BOOKING_IN_PROGRESS_REFUSAL, TripAnswer, tripView } from "./answers/trips.ts";
+import { BOOKING_RETRY_AFTER_SECONDS } from "../../src/business/rules/booking.ts";
+import { retryAfter } from "../../src/http/errors.ts";
 import { TripTrackAnswer, tripTrackView } from "./answers/tracking.ts";
 
 const tag = "Live tracking";
+// spec: business 7: a trip whose booking is still in progress answers Retry-After (5 seconds).
+const inProgress = retryAfter(["booking_in_progress"], BOOKING_RETRY_AFTER_SECONDS);
 
 const LINK_GONE = {
   tracking_link_revoked: "the business turned the link off (or issued a new one)",
@@ -69,11 +73,12 @@ export function trackingRoutes(api: Api): void {
         trip: z.string().min(1).max(40).openapi({ description: "The integer id or the reference" }),
       }),
       response: TripAnswer,
+      refusals: { booking_in_progress: BOOKING_IN_PROGRESS_REFUSAL },
     }, async (c, { params }) => {
       const { env, tenant } = businessCall(c);
-      const trip = action === "rotate"
-        ? await rotateTrackingLink(env, tenant, params.trip)
-        : await revokeTrackingLink(env, tenant, params.trip);
+      const trip = await (action === "rotate"
+        ? rotateTrackingLink(env, tenant, params.trip)
+        : revokeTrackingLink(env, tenant, params.trip)).catch(inProgress);
       return ok(c, tripView(c, trip));
     });
   }

@@ -27,7 +27,7 @@ import { rangeBound } from "../../src/domain/range_bound.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { BookRequest, toBookingRequest } from "../../src/business/booking_schema.ts";
-import { TripAnswer, tripView } from "./answers/trips.ts";
+import { BOOKING_IN_PROGRESS_REFUSAL, TripAnswer, tripView } from "./answers/trips.ts";
 import { TripDetailAnswer, tripDetailView } from "./answers/trip_detail.ts";
 import { tripDetail } from "../../src/business/flows/trip_detail.ts";
 
@@ -278,9 +278,7 @@ function tripRoutes(api: Api): void {
     response: TripAnswer,
     refusals: {
       not_cancellable: "the trip was collected (active) or has completed",
-      booking_in_progress: "the trip's booking is still being processed (its charge may be " +
-        "taken, the trip made moments later): nothing changed, retry after `Retry-After` (5) " +
-        "seconds",
+      booking_in_progress: BOOKING_IN_PROGRESS_REFUSAL,
     },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);
@@ -306,10 +304,11 @@ function tripRoutes(api: Api): void {
     refusals: {
       basket_not_collected: "a shopping order's trip whose basket is not collected yet (the " +
         "stores finished are named)",
+      booking_in_progress: BOOKING_IN_PROGRESS_REFUSAL,
     },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
-    const r = await markTripReady(env, tenant, params.reference);
+    const r = await markTripReady(env, tenant, params.reference).catch(withRetryAfter);
     return ok(c, tripView(c, r.trip));
   });
 }

@@ -64,15 +64,16 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "replay":
       return state.phase === "free" ? accept([], replyOf) : retried(state, command);
     case "cancel":
-      // spec: business 7 booking_in_progress: the first attempt may have taken the charge and
-      // makes the trip moments later (or its sweep does): wait and retry, not "absent".
+    case "ready":
+    case "rotate_tracking":
+    case "revoke_tracking":
+      // spec: business 7 booking_in_progress: the business's own action on a trip whose first
+      // attempt may have taken the charge, the trip made moments later (or by its sweep): wait
+      // and retry, not "absent" (the action would be lost).
       if (state.phase === "booking") return bookingInProgress("the trip's booking");
       if (state.phase !== "booked") return notFound();
       return onTrip(state.trip, command, ctx);
-    case "ready":
     case "refunded":
-    case "rotate_tracking":
-    case "revoke_tracking":
     case "accept":
     case "start":
     case "arrive":

@@ -14,6 +14,14 @@ import { VehicleFieldsAnswer } from "./reference_data.ts";
 import { trackingLinkStatus, type Trip } from "../../../actors/business/trip/mod.ts";
 import { tripTrackingUrl } from "../../../src/business/rules/tracking.ts";
 
+/**
+ * spec: business 7: what a business's action on a trip whose booking is still in progress
+ * answers (it carries Retry-After).
+ */
+export const BOOKING_IN_PROGRESS_REFUSAL = "the trip's booking is still being processed (its " +
+  "charge may be taken, the trip made moments later): nothing changed, retry after " +
+  "`Retry-After` (5) seconds";
+
 export const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
 
 export const TripAnswer = VehicleFieldsAnswer.extend({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import { refundCancelledTrip } from "../../../src/business/reactors/booking_outboxes.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
@@ -168,32 +168,51 @@ Deno.test("trips: a cancelled trip's refund whose read of the trip is refused (b
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
   }));
 
+/**
+ * A booking whose first attempt claimed `value` as its external_reference and took its charge,
+ * the trip not made yet (the request stopped, or is still on its way): its reference.
+ */
+async function chargedClaim(
+  t: TestEnv,
+  b: CreatedBusiness,
+  value: string,
+  over: Record<string, unknown> = {},
+): Promise<string> {
+  const first = await book(t, b.api_key, PARCEL);
+  const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
+    kind: "get",
+  });
+  assert.ok(read.ok && read.reply.phase === "booked");
+  const reference = bookingReference(b.id, { kind: "external_reference", value }, () => "");
+  const draft = { ...read.reply.trip, ...over, reference, external_reference: value };
+  const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
+    kind: "claim",
+    claim: { draft, fingerprint: "fp", key_kind: "external_reference" },
+  });
+  assert.ok(claimed.ok && claimed.reply.phase === "booking");
+  const charged = await t.env.runtime.ask(walletActor, b.id, b.id, {
+    kind: "debit",
+    amount_minor: draft.billing_amount_minor,
+    currency: "BWP",
+    reference: `trip:${reference}`,
+    by: "api_key",
+    low_balance: null,
+  }, { idempotencyKey: `charge:${reference}:${claimed.reply.claimed_at}`, permanent: true });
+  assert.ok(charged.ok);
+  return reference;
+}
+
+/** The booking's sweep completes a claim stopped after its charge (BOOKING_STALL_MS). */
+async function swept(t: TestEnv): Promise<void> {
+  t.clock.advanceBy(31_000);
+  await t.env.runtime.fireDueTimers();
+  await t.env.runtime.outboxesIdle();
+}
+
 Deno.test("trips: cancel of a booking charged and not yet a trip answers 409 booking_in_progress with Retry-After 5, changing nothing; its retry cancels the trip", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
-    const first = await book(t, b.api_key, PARCEL);
-    const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
-      kind: "get",
-    });
-    assert.ok(read.ok && read.reply.phase === "booked");
-    const value = "ORD-CX";
-    const reference = bookingReference(b.id, { kind: "external_reference", value }, () => "");
-    const draft = { ...read.reply.trip, reference, external_reference: value };
-    // The first attempt claimed the reference and took its charge; the trip is not made yet.
-    const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
-      kind: "claim",
-      claim: { draft, fingerprint: "fp", key_kind: "external_reference" },
-    });
-    assert.ok(claimed.ok && claimed.reply.phase === "booking");
-    const charged = await t.env.runtime.ask(walletActor, b.id, b.id, {
-      kind: "debit",
-      amount_minor: draft.billing_amount_minor,
-      currency: "BWP",
-      reference: `trip:${reference}`,
-      by: "api_key",
-      low_balance: null,
-    }, { idempotencyKey: `charge:${reference}:${claimed.reply.claimed_at}`, permanent: true });
-    assert.ok(charged.ok);
+    const reference = await chargedClaim(t, b, "ORD-CX");
     const balance = await balanceOf(t, b.api_key);
     // spec: business 7: the charge may be taken and the trip appears moments later: not 404.
     const early = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
@@ -204,12 +223,40 @@ Deno.test("trips: cancel of a booking charged and not yet a trip answers 409 boo
     assert.ok(still.ok && still.reply.phase === "booking");
     assert.deepEqual(await balanceOf(t, b.api_key), balance);
     // The sweep completes the booking; the integrator's retry then cancels and refunds it.
-    t.clock.advanceBy(31_000);
-    await t.env.runtime.fireDueTimers();
-    await t.env.runtime.outboxesIdle();
+    await swept(t);
     const retry = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.body.data.status, "cancelled");
     await t.env.runtime.outboxesIdle();
-    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - first.body.data.billing_amount));
+    const fare = retry.body.data.billing_amount;
+    // Two bookings charged, this one refunded: the first's fare is all that is spent.
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - fare));
+  }));
+
+Deno.test("trips: ready, rotate and revoke of a booking not yet a trip answer 409 booking_in_progress with Retry-After 5, changing nothing; their retries act on the trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const reference = await chargedClaim(t, b, "ORD-RX", { handover_required: true });
+    const paths = [
+      `/business/trip/${reference}/ready`,
+      `/business/trips/${reference}/tracking-link/rotate`,
+      `/business/trips/${reference}/tracking-link/revoke`,
+    ];
+    for (const path of paths) {
+      const early = await t.call("POST", path, { key: b.api_key });
+      assert.equal(early.status, 409, `${path}: ${JSON.stringify(early.body)}`);
+      assert.equal(early.body.code, "booking_in_progress");
+      assert.equal(early.headers.get("Retry-After"), "5");
+    }
+    const still = await t.env.runtime.read(tripActor, b.id, reference, { kind: "claim_state" });
+    assert.ok(still.ok && still.reply.phase === "booking");
+    await swept(t);
+    for (const path of paths) {
+      const retry = await t.call("POST", path, { key: b.api_key });
+      assert.equal(retry.status, 200, `${path}: ${JSON.stringify(retry.body)}`);
+    }
+    const read = await t.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    assert.notEqual(read.reply.trip.ready_at, null);
+    assert.notEqual(read.reply.trip.tracking_revoked_at, null);
   }));
