@@ -93,7 +93,14 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         return_due_at: e.return_due_at ?? null,
       };
     case "return_completed":
-      return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "returned" };
+      // The goods are back (spec: business 3.1 "returning -> completed"): returned, not returning.
+      return {
+        ...t,
+        status: "completed",
+        completed_at: e.at,
+        delivery_outcome: "returned",
+        returning: false,
+      };
     case "trip_cancelled":
       return {
         ...t,

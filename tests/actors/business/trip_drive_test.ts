@@ -160,6 +160,10 @@ Deno.test("trip drive: fail and id_refused start the return with return_due_at",
   assert.equal(done.delivery_outcome, "returned");
   assert.equal(done.returned, true);
   assert.equal(done.return_reason, "age_verification_refused");
+  // spec: business 3.1, 4.4: the goods are back: returned, no longer returning.
+  assert.equal(h.state.trip.returning, false);
+  assert.equal(done.returning, false);
+  assert.equal(h.state.trip.status, "completed");
 });
 
 Deno.test("trip drive: the driver gives the trip back within the window: pending, no driver", () => {
