@@ -53,6 +53,8 @@ export function dispatchRoutes(api: Api): void {
           offer_expired: "the offer ended unanswered (declined or expired)",
           already_accepted: "another driver accepted the trip",
           driver_busy: "the driver holds a trip and one queued",
+          invalid_transition: "the trip ended (cancelled) while the acceptance was on its way: " +
+            "the driver holds nothing of it",
         }
         : { already_accepted: "the driver accepted this offer" },
     }, async (c, { params, body }) => {

@@ -9,7 +9,7 @@ import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { commandKind, whileFlaky } from "../../helpers/faults.ts";
+import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import {
   balanceOf,
@@ -314,4 +314,26 @@ Deno.test("dispatch: a driver's offer whose trip read meets a busy actor answers
     const accepted = await answer(t, near.token, offer.offer_id, "accept");
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     assert.equal(accepted.body.data.outcome, "accepted");
+  }));
+
+Deno.test("dispatch: an acceptance met by the business's cancel answers 409 invalid_transition, and the driver is free again", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await onlineDriverAt(t, -24.650, 25.9086);
+    const reference = await bookedReference(t, b.api_key);
+    const offer = await offerOf(t, d.token);
+    // The driver took the trip; its acceptance waits while the business cancels it.
+    const held = holdAsk(t.env.runtime, commandKind("accept", tripActor.type));
+    const accepting = answer(t, d.token, offer.offer_id, "accept");
+    await held.reached;
+    const cancel = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    held.open();
+    const refused = await accepting;
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "invalid_transition");
+    const { poolDriverActor } = await import("../../../actors/business/pool_driver.ts");
+    const me = await t.env.runtime.read(poolDriverActor, "platform", d.id, { kind: "get" });
+    assert.ok(me.ok);
+    assert.equal(me.reply.current, null);
   }));
