@@ -29,6 +29,7 @@ import type { Deps, Reactor } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
 import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
+import { freshAfter } from "../rules/tracking.ts";
 import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
@@ -279,7 +280,7 @@ export class Dispatcher implements Reactor, FirstOffers {
       lat: t.pickup.lat,
       lng: t.pickup.lng,
       max_km: zone.area.radius_km * 2,
-      fresh_after: now - s.position_fresh_seconds * 1000,
+      fresh_after: freshAfter(now, s.position_fresh_seconds),
       now,
       accept: (c) => {
         const v = vehicleTypeOf(catalogue, c.vehicle_type_id);

@@ -70,9 +70,17 @@ export function ageSeconds(observedAt: number, now: number): number {
   return Math.max(0, Math.floor((now - observedAt) / 1_000));
 }
 
+/**
+ * The oldest observation still fresh at `now`: dispatch offers only drivers seen since then
+ * (spec: business 2.4 rule 3: tracking's freshness is this same limit, to the millisecond).
+ */
+export function freshAfter(now: number, freshSeconds: number): number {
+  return now - freshSeconds * 1_000;
+}
+
 /** spec: business 2.4 rule 3: fresh within the same age limit as dispatch. */
 export function isFresh(observedAt: number, now: number, freshSeconds: number): boolean {
-  return ageSeconds(observedAt, now) <= freshSeconds;
+  return observedAt >= freshAfter(now, freshSeconds);
 }
 
 /** What of a trip says since when its driver's whereabouts are the trip's (spec: business 3.1). */

@@ -42,11 +42,14 @@ Deno.test("tracking link: revoked wins over expiry; expired from its instant on"
   assert.equal(linkStatus({ ...ended, revoked_at: 11 * H }, 20 * H), "revoked");
 });
 
-Deno.test("tracking: a position is fresh up to the limit in whole seconds; a clock ahead is age 0", () => {
+Deno.test("tracking: a position is fresh up to the limit, as dispatch counts it; a clock ahead is age 0", () => {
+  // spec: business 2.4 rule 3: the same age limit as dispatch, which offers a driver whose
+  // position is at most the limit old, to the millisecond (the age shown is in whole seconds).
+  assert.equal(isFresh(1_000, 61_000, 60), true);
   assert.equal(ageSeconds(1_000, 61_999), 60);
-  assert.equal(isFresh(1_000, 61_999, 60), true);
-  assert.equal(isFresh(1_000, 62_000, 60), false);
+  assert.equal(isFresh(1_000, 61_001, 60), false);
   assert.equal(ageSeconds(5_000, 1_000), 0);
+  assert.equal(isFresh(5_000, 1_000, 60), true);
 });
 
 Deno.test("tracking eta: road distance at the class's town speed, rounded up, at least a minute", () => {
