@@ -108,6 +108,21 @@ export async function driverTrip(
   return t;
 }
 
+/** The key a driver's action is asked under: one key space per driver, so two never meet. */
+function actionKey(driverId: string, idempotencyKey: string): string {
+  return `driver:${driverId}:${idempotencyKey}`;
+}
+
+/** The first answer of the driver's action asked under `idempotencyKey`, if any was. */
+export async function keptDriverAction(
+  deps: Pick<Deps, "runtime">,
+  driverId: string,
+  reference: string,
+  idempotencyKey: string,
+): Promise<Trip | null> {
+  return await keptTrip(deps, reference, actionKey(driverId, idempotencyKey));
+}
+
 /** spec: business 3.1 via CONTRACT "Driver app": one action of the driver on their trip. */
 export async function driverTripAction(
   deps: TripDeps,
@@ -117,8 +132,7 @@ export async function driverTripAction(
   input: DriverActionInput,
   options: ActionOptions = {},
 ): Promise<Trip> {
-  // One key space per driver: two drivers' keys never meet on one trip.
-  const key = `driver:${driverId}:${input.idempotency_key}`;
+  const key = actionKey(driverId, input.idempotency_key);
   // CONTRACT "Driver app": a replay answers the first answer, even once the trip is no longer
   // the driver's (given back, completed, cancelled): read before the trip is checked.
   return await replayOr(() => keptTrip(deps, reference, key), async () => {

@@ -27,8 +27,13 @@ import {
 } from "../rules/sandbox_steps.ts";
 import { webhookEventId } from "../rules/webhook_envelope.ts";
 import { BUSINESS_WEBHOOK_OUTBOX, type BusinessWebhookItem } from "../rules/webhook_events.ts";
-import { type DriverActionInput, driverTripAction, type ProofUpload } from "./driver_trips.ts";
-import { assignSimulatedDriver } from "./sandbox_driver.ts";
+import {
+  type DriverActionInput,
+  driverTripAction,
+  keptDriverAction,
+  type ProofUpload,
+} from "./driver_trips.ts";
+import { assignSimulatedDriver, simulatedDriverId } from "./sandbox_driver.ts";
 
 type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
 
@@ -102,6 +107,8 @@ async function sandboxTrip(deps: D, business: string, given: string): Promise<Tr
 
 async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput): Promise<Trip> {
   if (step === "assign_driver") return await assignSimulatedDriver(deps, trip);
+  const first = await replayedStep(deps, trip, input);
+  if (first !== null) return first;
   const driverId = trip.driver?.id;
   if (driverId === undefined) {
     refuse("driver_not_assigned", `${step} needs a driver: assign_driver first: ${trip.reference}`);
@@ -119,13 +126,31 @@ async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput
   });
 }
 
+/**
+ * A step taken again under its key (the autopilot run again after a crash) answers its first
+ * answer, before the checks of the trip as it is now: the return it completed leaves no return in
+ * progress, and the driver who gave the trip back holds it no longer (CONTRACT "Driver app").
+ */
+async function replayedStep(deps: D, trip: Trip, input: StepInput): Promise<Trip | null> {
+  if (input.idempotency_key === undefined) return null;
+  // The driver the steps act as: the trip's, else the simulated one who may have given it back.
+  const driverId = trip.driver?.id ?? simulatedDriverId(trip.business_id, trip.reference);
+  const key = stepKey(input.idempotency_key);
+  return await keptDriverAction(deps, driverId, trip.reference, key);
+}
+
+/** The driver app's key of a sandbox step's action (its own key space beside the app's). */
+function stepKey(idempotencyKey: string | undefined): string {
+  return `sandbox:${idempotencyKey ?? newId("step")}`;
+}
+
 /** What the simulated driver sends: what the trip requires, and the body's reason and COD. */
 function actionInput(
   trip: Trip,
   step: Exclude<SandboxStep, "assign_driver">,
   input: StepInput,
 ): DriverActionInput {
-  const idempotency_key = `sandbox:${input.idempotency_key ?? newId("step")}`;
+  const idempotency_key = stepKey(input.idempotency_key);
   switch (step) {
     case "pick_up":
       return { idempotency_key, force_reason: SIMULATED_SCAN_REASON };

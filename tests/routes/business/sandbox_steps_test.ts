@@ -255,3 +255,25 @@ Deno.test("sandbox steps: a step whose read of the trip meets a busy actor answe
     assert.equal(busy.body.code, "actor_busy");
     assert.equal((await step(t, b.api_key, ref, "assign_driver")).status, 200);
   }, { name: "sandbox" }));
+
+Deno.test("sandbox steps: a step taken again under its key (the autopilot run again after a crash) answers its first answer, complete_return and cancel_by_driver too", () =>
+  withTestEnv(async (t) => {
+    const { moveSandboxTrip } = await import("../../../src/business/flows/sandbox_steps.ts");
+    const b = await fundedBusiness(t);
+    const returned = (await book(t, b.api_key, PARCEL)).body.data.reference;
+    const ended = (await book(t, b.api_key, PARCEL)).body.data.reference;
+    const runs: [string, string[]][] = [
+      [returned, ["assign_driver", "arrive_pickup", "pick_up", "fail_delivery", "complete_return"]],
+      [ended, ["assign_driver", "arrive_pickup", "cancel_by_driver"]],
+    ];
+    for (const [reference, steps] of runs) {
+      for (const [i, name] of steps.entries()) {
+        const key = { idempotency_key: `autopilot:${reference}:${i}` };
+        const first = await moveSandboxTrip(t.env, b.id, reference, name as never, key);
+        if (i < steps.length - 1) continue;
+        // spec: business 4.4: "asked again after a crash, the step is answered under the same key".
+        const again = await moveSandboxTrip(t.env, b.id, reference, name as never, key);
+        assert.deepEqual(again, first, name);
+      }
+    }
+  }, { name: "sandbox" }));
