@@ -5,24 +5,15 @@
  * found with no index and a retry after a crash between the steps finds it), and afterwards
  * rotates its key, webhook secret and channel key; its wallets are topped up each time.
  */
-import { walletActor } from "../../../actors/platform/wallet.ts";
 import { asBusiness, businessActor, type Settings } from "../../../actors/platform/business/mod.ts";
 import { canonicalJson } from "../../domain/secrets.ts";
-import { formatMinor } from "../../domain/money.ts";
 import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
-import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
 import { foundOrNull, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
-import { newId } from "../../runtime/ids.ts";
 import { businessOf, createBusiness } from "../../platform/flows/businesses.ts";
 import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
-import { creditWallet } from "../../platform/flows/wallet.ts";
-import {
-  CHANNEL_ALGORITHM,
-  CHANNEL_AUDIENCE,
-  refuseUnlessLive,
-  sandboxTopUpMinor,
-} from "../rules/sandbox.ts";
+import { CHANNEL_ALGORITHM, CHANNEL_AUDIENCE, refuseUnlessLive } from "../rules/sandbox.ts";
 import { grantStorefrontChannel } from "./sandbox_channels.ts";
+import { topUpSandboxWallets } from "./sandbox_wallet.ts";
 
 /** How the twin's changes are named in its audit trail. */
 const BY_LIVE = "live_credentials";
@@ -70,7 +61,7 @@ async function provisionTwin(
   const id = account.id;
   const keys = (await twinExists(deps, id)) ? await rotated(deps, id) : await made(deps, account);
   await mirrorSettings(deps, id, account.settings);
-  await topUpWallets(deps, id);
+  await topUpSandboxWallets(deps, id);
   const channel = await grantStorefrontChannel(deps, id);
   return {
     base_url: baseUrl,
@@ -143,19 +134,4 @@ async function mirrorSettings(
       by: BY_LIVE,
     }),
   );
-}
-
-/** spec: business 8: each sandbox wallet below 10,000 back up to 100,000. */
-async function topUpWallets(deps: Pick<Deps, "runtime">, id: string): Promise<void> {
-  const wallet = orRefuse(await deps.runtime.read(walletActor, id, id, { kind: "get" }));
-  const reference = newId("sandbox-top-up");
-  for (const currency of Object.keys(SANDBOX_WALLET_OPENING_MINOR)) {
-    const minor = sandboxTopUpMinor(currency, wallet.state.balances[currency] ?? 0);
-    if (minor === 0) continue;
-    await creditWallet(deps, id, {
-      amount: formatMinor(minor, currency),
-      currency,
-      reference: `${reference}-${currency}`,
-    });
-  }
 }

@@ -2,7 +2,7 @@
  * Sandbox sign-up (Business API 4.4, 5.7, 8): anyone signs up on the sandbox base with their
  * name, e-mail and company; the code is never sent and is always 123456. The first verified
  * sign-up of an e-mail makes a sandbox business (its twin); signing up again rotates that
- * business's key and webhook secret.
+ * business's key and webhook secret, and tops its wallets up (spec: business 8).
  */
 import {
   SANDBOX_SIGNUP_TENANT,
@@ -15,6 +15,7 @@ import { createBusiness } from "../../platform/flows/businesses.ts";
 import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { refuseUnlessSandbox } from "../rules/sandbox.ts";
+import { topUpSandboxWallets } from "./sandbox_wallet.ts";
 
 type SignupDeps = Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">;
 
@@ -97,6 +98,8 @@ export async function verifySandboxSignup(
   // spec: business 4.4: "signing up again with the same email rotates the key".
   const key = await rotateApiKeyOf(deps, r.business_id, "sandbox_signup");
   const secret = await rotateWebhookSecretOf(deps, r.business_id, "sandbox_signup");
+  // spec: business 8: wallets below 10,000 are topped up when credentials are created again.
+  await topUpSandboxWallets(deps, r.business_id);
   return {
     business_id: r.business_id,
     api_key: key.api_key,

@@ -4,11 +4,13 @@
  * (GET /business/wallet/transactions) explains the balance, and bookings see it at once.
  */
 import { walletActor } from "../../../actors/platform/wallet.ts";
-import { toMinor } from "../../domain/money.ts";
+import { formatMinor, toMinor } from "../../domain/money.ts";
 import type { Deps } from "../../environment.ts";
 import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
-import { refuseUnlessSandbox } from "../rules/sandbox.ts";
-import { walletOf } from "../../platform/flows/wallet.ts";
+import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
+import { newId } from "../../runtime/ids.ts";
+import { refuseUnlessSandbox, sandboxTopUpMinor } from "../rules/sandbox.ts";
+import { creditWallet, walletOf } from "../../platform/flows/wallet.ts";
 import { catalogueOf } from "./fares.ts";
 import { lowBalanceWatchOf } from "./low_balance.ts";
 
@@ -53,4 +55,27 @@ export async function setSandboxWallet(
     }, { requestId: deps.requestId }),
   );
   return await walletOf(deps, businessId);
+}
+
+/**
+ * spec: business 8: each sandbox wallet below 10,000 back up to 100,000 when credentials are
+ * created again (a twin's POST /business/sandbox/credentials, a sign-up verified again).
+ */
+export async function topUpSandboxWallets(
+  deps: Pick<Deps, "runtime">,
+  businessId: string,
+): Promise<void> {
+  const wallet = orRefuse(
+    await deps.runtime.read(walletActor, businessId, businessId, { kind: "get" }),
+  );
+  const reference = newId("sandbox-top-up");
+  for (const currency of Object.keys(SANDBOX_WALLET_OPENING_MINOR)) {
+    const minor = sandboxTopUpMinor(currency, wallet.state.balances[currency] ?? 0);
+    if (minor === 0) continue;
+    await creditWallet(deps, businessId, {
+      amount: formatMinor(minor, currency),
+      currency,
+      reference: `${reference}-${currency}`,
+    });
+  }
 }

@@ -16,7 +16,7 @@ import {
 import { documentedData } from "../../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import type { z } from "../../../src/http/route.ts";
-import { credentials, withTwins } from "./sandbox_twin_fixtures.ts";
+import { balances, credentials, withTwins } from "./sandbox_twin_fixtures.ts";
 
 const sandbox = { name: "sandbox" as const };
 const person = { first_names: "Ann", surname: "Lee", company: "Lee Couriers" };
@@ -73,6 +73,25 @@ Deno.test("sandbox sign-up: signing up again rotates the key of the same busines
     assert.equal(old.body.code, "live_key_on_sandbox");
     const now = await t.call("GET", "/business/profile", { key: second.api_key });
     assert.equal(now.body.data.id, first.business_id);
+  }, sandbox));
+
+// spec: business 8: "topped up to 100,000 when below 10,000 and credentials are created again":
+// signing up again creates them again, as POST /business/sandbox/credentials does for a twin.
+Deno.test("sandbox sign-up: signing up again tops each wallet below 10,000 up to 100,000", () =>
+  withTestEnv(async (t) => {
+    await signUp(t, "gu@example.com");
+    const first = (await verify(t, "gu@example.com")).body.data;
+    assert.deepEqual(await balances(t, first.api_key), { BWP: 100_000, ZAR: 100_000 });
+    for (const [currency, balance] of [["BWP", "9999.99"], ["ZAR", "10000"]]) {
+      const r = await t.call("PUT", "/business/sandbox/wallet", {
+        key: first.api_key,
+        body: { currency, balance },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    await signUp(t, "gu@example.com");
+    const second = (await verify(t, "gu@example.com")).body.data;
+    assert.deepEqual(await balances(t, second.api_key), { BWP: 100_000, ZAR: 10_000 });
   }, sandbox));
 
 Deno.test("sandbox sign-up: 20 verifies at once make one business; the rest find none pending", () =>
