@@ -182,8 +182,10 @@ function setBalance(
   if (!Number.isSafeInteger(balance_minor) || balance_minor < 0) {
     return reject("validation_failed", `balance must not be negative: ${balance_minor}`);
   }
-  const delta = balance_minor - (state.balances[currency] ?? 0);
+  const now = state.balances[currency] ?? 0;
+  const delta = balance_minor - now;
   if (delta === 0) return accept([], replyOf);
+  if (command.below_minor !== undefined && now >= command.below_minor) return accept([], replyOf);
   const booked = { amount_minor: Math.abs(delta), currency, reference, by };
   return post(
     state,

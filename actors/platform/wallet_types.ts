@@ -91,6 +91,11 @@ export type WalletCommand =
     by: string;
     /** The watch of the debit it may book (as a debit's). */
     low_balance: LowBalanceWatch | null;
+    /**
+     * Only when the balance is below this (a sandbox top-up, Business API 8), judged in the
+     * wallet's turn: two top-ups at once book one credit, not two of the difference each read.
+     */
+    below_minor?: number;
   }
   | { kind: "get" };
 

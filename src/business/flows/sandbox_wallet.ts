@@ -4,13 +4,17 @@
  * (GET /business/wallet/transactions) explains the balance, and bookings see it at once.
  */
 import { walletActor } from "../../../actors/platform/wallet.ts";
-import { formatMinor, toMinor } from "../../domain/money.ts";
+import { toMinor } from "../../domain/money.ts";
 import type { Deps } from "../../environment.ts";
 import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
 import { newId } from "../../runtime/ids.ts";
-import { refuseUnlessSandbox, sandboxTopUpMinor } from "../rules/sandbox.ts";
-import { creditWallet, walletOf } from "../../platform/flows/wallet.ts";
+import {
+  refuseUnlessSandbox,
+  SANDBOX_TOP_UP_BELOW_MINOR,
+  sandboxTopUpMinor,
+} from "../rules/sandbox.ts";
+import { walletOf } from "../../platform/flows/wallet.ts";
 import { catalogueOf } from "./fares.ts";
 import { lowBalanceWatchOf } from "./low_balance.ts";
 
@@ -59,7 +63,8 @@ export async function setSandboxWallet(
 
 /**
  * spec: business 8: each sandbox wallet below 10,000 back up to 100,000 when credentials are
- * created again (a twin's POST /business/sandbox/credentials, a sign-up verified again).
+ * created again (a twin's POST /business/sandbox/credentials, a sign-up verified again). The
+ * wallet decides it on the balance it holds then, so two calls at once top it up once.
  */
 export async function topUpSandboxWallets(
   deps: Pick<Deps, "runtime">,
@@ -69,13 +74,18 @@ export async function topUpSandboxWallets(
     await deps.runtime.read(walletActor, businessId, businessId, { kind: "get" }),
   );
   const reference = newId("sandbox-top-up");
-  for (const currency of Object.keys(SANDBOX_WALLET_OPENING_MINOR)) {
-    const minor = sandboxTopUpMinor(currency, wallet.state.balances[currency] ?? 0);
-    if (minor === 0) continue;
-    await creditWallet(deps, businessId, {
-      amount: formatMinor(minor, currency),
-      currency,
-      reference: `${reference}-${currency}`,
-    });
+  for (const [currency, opening] of Object.entries(SANDBOX_WALLET_OPENING_MINOR)) {
+    if (sandboxTopUpMinor(currency, wallet.state.balances[currency] ?? 0) === 0) continue;
+    orRefuse(
+      await deps.runtime.ask(walletActor, businessId, businessId, {
+        kind: "set_balance",
+        balance_minor: opening,
+        below_minor: SANDBOX_TOP_UP_BELOW_MINOR,
+        currency,
+        reference: `${reference}-${currency}`,
+        by: "sandbox",
+        low_balance: null,
+      }),
+    );
   }
 }

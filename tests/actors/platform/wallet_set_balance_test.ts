@@ -41,3 +41,16 @@ Deno.test("wallet: a set_balance that books a debit below the threshold adds wal
   assert.deepEqual(events(6_000).map((e) => e.kind), ["wallet_transaction", "low_balance_cleared"]);
   assert.equal(sent(events(1_000)).length, 1);
 });
+
+// spec: business 8: a sandbox top-up, "to 100,000 when below 10,000", judged on the balance the
+// wallet holds when it is asked, so a second top-up read before the first booked nothing.
+Deno.test("wallet: a set_balance below a bound books only while the balance is below it", () => {
+  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 500 } } });
+  const topUp = { ...set(10_000), below_minor: 1_000 };
+  assert.equal(h.must(topUp).events.length, 1);
+  assert.equal(h.must(topUp).events.length, 0, "the second finds the wallet topped up");
+  assert.equal(h.state.balances.BWP, 10_000);
+  h.must(set(1_000));
+  assert.equal(h.must(topUp).events.length, 0, "at the bound: not below it");
+  assert.equal(h.state.balances.BWP, 1_000);
+});

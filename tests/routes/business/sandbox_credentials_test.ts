@@ -299,3 +299,28 @@ Deno.test("sandbox credentials: two rotating calls at once: one rotates the twin
     assert.equal((await profile(won[0]!.api_key)).status, 200);
     assert.equal((await profile(first.api_key)).status, 401);
   }));
+
+// spec: business 8: "topped up to 100,000": two calls at once read the same low balance; each
+// crediting the difference it read took the wallet to twice that, past 100,000.
+Deno.test("sandbox credentials: two calls at once top a wallet below 10,000 up to 100,000, once", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const first = await credentials(live, b.api_key);
+    const set = await sandbox.call("PUT", "/business/sandbox/wallet", {
+      key: first.api_key,
+      body: { currency: "BWP", balance: "5000" },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const both = await Promise.all(
+      [1, 2].map(() => live.call("POST", "/business/sandbox/credentials", { key: b.api_key })),
+    );
+    // Two rotations at once: one may be refused key_already_rotated (the other rotates).
+    assert.ok(both.every((r) => r.status === 201 || r.status === 409), JSON.stringify(both));
+    const working = both.filter((r) => r.status === 201).map((r) => r.body.data.api_key);
+    assert.ok(working.length >= 1);
+    const seen = await Promise.all(
+      working.map((key) => sandbox.call("GET", "/business/wallet", { key })),
+    );
+    const key = working[seen.findIndex((r) => r.status === 200)]!;
+    assert.deepEqual(await balances(sandbox, key), { BWP: 100_000, ZAR: 100_000 });
+  }));
