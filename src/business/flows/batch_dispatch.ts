@@ -109,6 +109,22 @@ async function leads(deps: D, t: Trip, stops: readonly BatchStop[]): Promise<boo
   return false;
 }
 
+/**
+ * spec: business 4.2: the stop of `t`'s batch that is offered for it (`t` itself when it leads,
+ * or is no batch's stop): the first of the driving order that did not end before a driver took it.
+ */
+export async function leadingStop(deps: D, t: Trip): Promise<Trip | null> {
+  if (t.batch === undefined) return t;
+  for (const s of await stopsOf(deps, t.business_id, t.batch.id) ?? []) {
+    const stop = s.trip_reference === t.reference
+      ? t
+      : await tripOf(deps, t.business_id, s.trip_reference);
+    if (stop === null) return null;
+    if (!endedUntaken(stop)) return stop;
+  }
+  return null;
+}
+
 /** A stop of a batch that waits for the driver of the stop that leads it (never offered). */
 export async function waitsForLead(deps: D, t: Trip): Promise<boolean> {
   if (!followsLead(t)) return false;

@@ -17,22 +17,30 @@ import { derivedId } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { zoneAt } from "../rules/catalogue.ts";
+import { followLead, leadingStop } from "./batch_dispatch.ts";
 import { acceptOffer, newOfferId } from "./dispatch.ts";
 import { catalogueOf } from "./fares.ts";
 import { registerPoolDriver } from "./pool_drivers.ts";
 
 type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
 
-/** The simulated driver of one sandbox trip: derived, so a retry finds the one registered. */
-export function simulatedDriverId(business: string, reference: string): string {
-  return derivedId("pdr", `sandbox driver\n${business}\n${reference}`);
+/**
+ * The simulated driver of one sandbox trip: derived, so a retry finds the one registered. A
+ * batch's stops share their batch's (spec: business 3.2: one driver collects the batch).
+ */
+export function simulatedDriverId(
+  business: string,
+  trip: Pick<Trip, "reference" | "batch">,
+): string {
+  const of = trip.batch === undefined ? trip.reference : `batch ${trip.batch.id}`;
+  return derivedId("pdr", `sandbox driver\n${business}\n${of}`);
 }
 
 /** The simulated driver's details as the trip and its tracking show them. */
 const SIMULATED = { name: "Sandbox Driver", phone: "+26770000000", plate: "SANDBOX" };
 
 async function ensureDriver(deps: D, trip: Trip): Promise<string> {
-  const id = simulatedDriverId(trip.business_id, trip.reference);
+  const id = simulatedDriverId(trip.business_id, trip);
   const got = await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, id, { kind: "get" });
   if (got.ok) return id;
   const catalogue = await catalogueOf(deps);
@@ -46,7 +54,7 @@ async function ensureDriver(deps: D, trip: Trip): Promise<string> {
       zone_id: zone.id,
     });
   } catch (e) {
-    // Registered meanwhile by a concurrent step of the same trip.
+    // Registered meanwhile by a concurrent step of the same trip (or of its batch).
     if (!(e instanceof Refused && e.rejection.code === "already_exists")) throw e;
   }
   return id;
@@ -59,11 +67,32 @@ async function ensureDriver(deps: D, trip: Trip): Promise<string> {
 export async function assignSimulatedDriver(deps: D, trip: Trip): Promise<Trip> {
   const driverId = await ensureDriver(deps, trip);
   if (trip.driver?.id === driverId) return trip;
+  // spec: business 3.2, 4.2: one driver collects a batch: its driver takes the stop offered for
+  // it, and the others follow that stop's driver, as the dispatcher's batches do.
+  const lead = await leadingStop(deps, trip);
+  if (lead === null) refuse("not_found", `trip not found: ${trip.reference}`);
+  const taken = lead.driver === null ? await acceptAs(deps, lead, driverId) : lead;
+  if (taken.reference === trip.reference) return taken;
+  await followLead(deps, await tripNow(deps, trip));
+  return await tripNow(deps, trip);
+}
+
+/** The simulated driver accepts the trip's offer, made to them when none waits for them. */
+async function acceptAs(deps: D, trip: Trip, driverId: string): Promise<Trip> {
   const offerId = trip.offer?.driver_id === driverId
     ? trip.offer.offer_id
     : await offerTo(deps, trip, driverId);
   // The offer is new each time, and the key is scoped to it: a retry of this offer replays.
   return (await acceptOffer(deps, driverId, offerId, { idempotency_key: "assign_driver" })).trip;
+}
+
+/** The trip as it is now (a stop given to its batch's driver since it was read). */
+async function tripNow(deps: D, trip: Trip): Promise<Trip> {
+  const r = orRefuse(
+    await deps.runtime.read(tripActor, trip.business_id, trip.reference, { kind: "get" }),
+  );
+  if (r.phase !== "booked") refuse("not_found", `trip not found: ${trip.reference}`);
+  return r.trip;
 }
 
 /** spec: business 3.1: the offer as the dispatcher makes it, with the operator's times. */
