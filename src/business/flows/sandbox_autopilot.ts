@@ -15,7 +15,7 @@ import {
   sandboxAutopilotSettingActor,
 } from "../../../actors/business/sandbox_autopilot_setting.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { refuseUnlessSandbox, servesSandbox } from "../rules/sandbox.ts";
 import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 import { moveSandboxTrip } from "./sandbox_steps.ts";
@@ -141,9 +141,11 @@ async function stepOutcome(deps: D, item: AutopilotItem): Promise<StepOutcome> {
     });
     return { kind: "step_done", index: item.index };
   } catch (e) {
-    // Anything but a refusal (a store failure) is thrown: the outbox hands the item over again.
-    if (!(e instanceof Refused)) throw e;
-    const { code, message } = e.rejection;
+    // Anything but a refusal for good (a store failure, an actor too busy to answer now) is
+    // thrown: the outbox hands the item over again, and only the trip's rules count a try.
+    const refused = lastingRefusal(e);
+    if (refused === null) throw e;
+    const { code, message } = refused;
     return { kind: "step_refused", index: item.index, code, message };
   }
 }
