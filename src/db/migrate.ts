@@ -38,6 +38,7 @@ import * as m0031 from "../../migrations/0031_drop_actor_events.ts";
 import * as m0032 from "../../migrations/0032_waiting_charge_events.ts";
 import * as m0033 from "../../migrations/0033_trip_offer_due.ts";
 import * as m0034 from "../../migrations/0034_trip_search_stops.ts";
+import * as m0035 from "../../migrations/0035_sandbox_inbox_order.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -75,6 +76,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0032_waiting_charge_events", m0032],
   ["0033_trip_offer_due", m0033],
   ["0034_trip_search_stops", m0034],
+  ["0035_sandbox_inbox_order", m0035],
 ];
 
 /** Kysely's bookkeeping table (its default name), in each migrated schema. */

@@ -447,6 +447,8 @@ export interface SandboxInboxTable extends VersionedRow {
   received_at: Millis;
   headers: JsonbColumn;
   body: string;
+  /** Numbers the rows as written: the order of deliveries kept in one millisecond (0035). */
+  seq: Generated<string>;
 }
 
 /**

@@ -111,6 +111,7 @@ export const MIGRATIONS = [
   "0032_waiting_charge_events",
   "0033_trip_offer_due",
   "0034_trip_search_stops",
+  "0035_sandbox_inbox_order",
 ];
 
 /** The migrations after `name`, as a schema migrated to it applies them to reach the latest. */

@@ -55,13 +55,17 @@ async function writeDeliveries(
 
 /** Deletes a business's deliveries beyond the newest SANDBOX_INBOX_KEPT_MAX. */
 async function trim(trx: Transaction<Database>, tenant: string): Promise<void> {
-  await sql`delete from sandbox_inbox where tenant = ${tenant} and (received_at, id) < (
-      select received_at, id from sandbox_inbox where tenant = ${tenant}
-      order by received_at desc, id desc offset ${SANDBOX_INBOX_KEPT_MAX - 1} limit 1)`
+  await sql`delete from sandbox_inbox where tenant = ${tenant} and (received_at, seq) < (
+      select received_at, seq from sandbox_inbox where tenant = ${tenant}
+      order by received_at desc, seq desc offset ${SANDBOX_INBOX_KEPT_MAX - 1} limit 1)`
     .execute(trx);
 }
 
-/** A business's newest inbox deliveries, newest first (then by id). */
+/**
+ * A business's newest inbox deliveries, newest first: by the time received, then by the order
+ * they were written (the order their keeping committed, as the bus hands changes over), so a
+ * step's webhooks kept in one millisecond are listed as received (spec: business 4.4).
+ */
 export async function inboxDeliveries(
   db: Kysely<Database>,
   tenant: string,
@@ -70,7 +74,7 @@ export async function inboxDeliveries(
   const rows = await db.selectFrom("sandbox_inbox")
     .select(["id", "event", "event_id", "received_at", "headers", "body"])
     .where("tenant", "=", tenant)
-    .orderBy("received_at", "desc").orderBy("id", "desc")
+    .orderBy("received_at", "desc").orderBy("seq", "desc")
     .limit(limit)
     .execute();
   return rows.map((r) => ({
