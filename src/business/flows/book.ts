@@ -337,14 +337,12 @@ async function heldTrip(
   return held.phase === "booked" ? held.trip : null;
 }
 
-/** The first trip answered again; a sandbox retry starts what a crash left unstarted (4.4). */
-async function replayed(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
-  business: string,
-  trip: Trip,
-  scenario: AutopilotScenario | undefined,
-): Promise<Booked> {
-  if (deps.name !== "live") await startAutopilot(deps, business, trip.reference, scenario);
+/**
+ * The first trip answered again. A sandbox retry starts no autopilot: the trip's creation handed
+ * its start to an outbox in the same commit (a crash leaves it to the outbox's sweep), and the
+ * setting as it is now is not the one the booking was made under (spec: business 4.4).
+ */
+function replayed(trip: Trip): Booked {
   return { trip, replayed: true };
 }
 
@@ -359,7 +357,7 @@ export async function bookTrip(
   const fingerprint = fingerprintOf(input.body);
   const scenario = input.request.sandbox_scenario;
   const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;
-  if (first) return replayed(deps, business, first, scenario);
+  if (first) return replayed(first);
   const live = deps.name === "live";
   if (live) await refuseTestTraffic(deps, business, input.request);
   const schedule = await scheduleOrRefuse(deps, input);
@@ -385,7 +383,7 @@ export async function bookTrip(
     }, key ? {} : { fresh: true }),
   );
   // Another attempt booked it between the read and the claim: the claim answers the replay.
-  if (claimed.phase === "booked") return replayed(deps, business, claimed.trip, scenario);
+  if (claimed.phase === "booked") return replayed(claimed.trip);
   if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
   const claim: Claim = { ...asked, claimed_at: claimed.claimed_at };
   const trip = await completeBooking(deps, account, claim, input.by);

@@ -174,3 +174,25 @@ Deno.test("sandbox autopilot: a restart resumes the steps from the stored timers
     await Deno.remove(kvPath).catch(() => {});
   }
 });
+
+// spec: business 4.4, appendix 1: the setting runs the trips booked while it is on; a retry of a
+// booking made while it was off is the same booking, answered as it is, and starts nothing.
+Deno.test("sandbox autopilot: a retry of a booking made while it was off is not taken over once it is on", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const order = { ...PARCEL, external_reference: "ORD-OFF-1" };
+    const first = await book(t, b.api_key, order);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    await steps(t, 2, 5);
+    await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "delivered", step_seconds: 1 },
+    });
+    const retry = await book(t, b.api_key, order);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.replayed, true);
+    await steps(t, 6);
+    assert.equal(await statusOf(t, b.api_key, first.body.data.reference), "pending");
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
+  }, { name: "sandbox" }));
