@@ -40,7 +40,8 @@ export interface AutopilotTrip {
   readonly tries: number;
   /**
    * moving: steps remain; done: all ran; gave_up: left for manual moves (spec: business 4.4);
-   * stopped: the setting that started it was turned off (`off` stops it).
+   * stopped: the setting that started it was turned off (`off` stops it), or the trip ended
+   * otherwise (cancelled by the business) and can take no more moves.
    */
   readonly status: "moving" | "done" | "gave_up" | "stopped";
   readonly refusal: AutopilotRefusal | null;
@@ -136,7 +137,7 @@ export const sandboxAutopilotActor: ActorDefinition<
           state.next + 1 < stepsOf(state).length ? later() : [],
         );
       case "stop":
-        // spec: business 4.4 "off stops it": the step due is not run; nothing more is due.
+        // spec: business 4.4 "off stops it" (or the trip ended): nothing more is due.
         if (state === null || state.status !== "moving" || command.index !== state.next) {
           return accept([], reply);
         }

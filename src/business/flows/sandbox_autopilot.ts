@@ -15,7 +15,9 @@ import {
   sandboxAutopilotSettingActor,
 } from "../../../actors/business/sandbox_autopilot_setting.ts";
 import type { Deps } from "../../environment.ts";
-import { lastingRefusal, orRefuse } from "../../runtime/actor.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { foundOrNull, lastingRefusal, orRefuse } from "../../runtime/actor.ts";
+import { TRIP_STATUS_FLAGS } from "../rules/trip_status.ts";
 import { refuseUnlessSandbox, servesSandbox } from "../rules/sandbox.ts";
 import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 import { moveSandboxTrip } from "./sandbox_steps.ts";
@@ -126,7 +128,7 @@ export async function runAutopilotStep(deps: D, item: AutopilotItem): Promise<vo
   );
 }
 
-type StepOutcome = { kind: "step_done"; index: number } | {
+type StepOutcome = { kind: "step_done" | "stop"; index: number } | {
   kind: "step_refused";
   index: number;
   code: string;
@@ -145,9 +147,19 @@ async function stepOutcome(deps: D, item: AutopilotItem): Promise<StepOutcome> {
     // thrown: the outbox hands the item over again, and only the trip's rules count a try.
     const refused = lastingRefusal(e);
     if (refused === null) throw e;
+    // A trip that ended otherwise (the business cancelled it) takes no more moves, by hand or
+    // not: its autopilot stops, rather than trying and leaving it among those to move by hand.
+    if (await tripEnded(deps, item)) return { kind: "stop", index: item.index };
     const { code, message } = refused;
     return { kind: "step_refused", index: item.index, code, message };
   }
+}
+
+async function tripEnded(deps: D, item: AutopilotItem): Promise<boolean> {
+  const r = foundOrNull(
+    await deps.runtime.read(tripActor, item.business_id, item.reference, { kind: "get" }),
+  );
+  return r?.phase === "booked" && TRIP_STATUS_FLAGS[r.trip.status].final;
 }
 
 /** spec: business 4.4 "off stops it": a trip the setting started stops once it is off. */

@@ -196,3 +196,23 @@ Deno.test("sandbox autopilot: a retry of a booking made while it was off is not 
     const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
     assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
   }, { name: "sandbox" }));
+
+// spec: business 4.4: gave_up lists the trips left for manual moves; a trip that ended (the
+// business cancelled it mid-scenario) can take no more moves: its autopilot stops there.
+Deno.test("sandbox autopilot: a trip the business cancels mid-scenario stops its autopilot, never listed as given up", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const trip = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "delivered" })).body
+      .data;
+    await steps(t, 1, 5);
+    assert.equal(await statusOf(t, b.api_key, trip.reference), "accepted");
+    const cancel = await t.call("POST", `/business/trips/${trip.reference}/cancel`, {
+      key: b.api_key,
+      body: { reason: "changed my mind" },
+    });
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    await steps(t, 5, 5);
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
+    assert.equal(await statusOf(t, b.api_key, trip.reference), "cancelled");
+  }, { name: "sandbox" }));
