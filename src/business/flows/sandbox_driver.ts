@@ -71,10 +71,22 @@ export async function assignSimulatedDriver(deps: D, trip: Trip): Promise<Trip> 
   // it, and the others follow that stop's driver, as the dispatcher's batches do.
   const lead = await leadingStop(deps, trip);
   if (lead === null) refuse("not_found", `trip not found: ${trip.reference}`);
-  const taken = lead.driver === null ? await acceptAs(deps, lead, driverId) : lead;
-  if (taken.reference === trip.reference) return taken;
+  // A trip outside a batch, or the stop that leads one: taken as an offer is (refused when
+  // another driver holds it: spec: business 3.1, a trip never has two drivers).
+  if (lead.reference === trip.reference) return await takeWithBatch(deps, trip, driverId);
+  if (lead.driver === null) await takeWithBatch(deps, lead, driverId);
   await followLead(deps, await tripNow(deps, trip));
   return await tripNow(deps, trip);
+}
+
+/**
+ * The trip accepted by the simulated driver, and its batch's other stops given to them at once,
+ * as the dispatcher gives them on hearing it (the same keys: given once).
+ */
+async function takeWithBatch(deps: D, trip: Trip, driverId: string): Promise<Trip> {
+  const taken = await acceptAs(deps, trip, driverId);
+  await followLead(deps, taken);
+  return taken;
 }
 
 /** The simulated driver accepts the trip's offer, made to them when none waits for them. */

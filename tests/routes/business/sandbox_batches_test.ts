@@ -5,10 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { acceptOffer, newOfferId } from "../../../src/business/flows/dispatch.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import { advance } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { LINE, postBatch, quiet } from "./batch_fixtures.ts";
-import { fundedBusiness } from "./trips_fixtures.ts";
+import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 /** The batch's stops' trip references, in the driving order. */
 async function stopsOf(t: TestEnv, key: string): Promise<string[]> {
@@ -68,4 +70,29 @@ Deno.test("sandbox batch: the autopilot delivers every stop with the batch's one
     assert.equal(new Set(stops.map((s) => s.driver)).size, 1, JSON.stringify(stops));
     const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
     assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
+  }, { name: "sandbox" }));
+
+// spec: business 3.1: a trip never has two drivers: one a driver of the pool accepted is not
+// taken by the simulated driver, batch or not.
+Deno.test("sandbox batch: assign_driver on a trip another driver accepted is refused, the trip unchanged", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const reference = (await book(t, b.api_key, PARCEL)).body.data.reference as string;
+    const driver = await createPoolDriver(t);
+    const offer_id = newOfferId(b.id, reference);
+    const now = t.clock.now();
+    const offered = await t.env.runtime.ask(tripActor, b.id, reference, {
+      kind: "offer",
+      offer: { offer_id, driver_id: driver.id, expires_at: now + 30_000 },
+      window_ends_at: now + 15 * 60_000,
+    });
+    assert.ok(offered.ok, JSON.stringify(offered));
+    await acceptOffer(t.env, driver.id, offer_id, { idempotency_key: "k1" });
+    const r = await t.call("POST", `/business/sandbox/trips/${reference}/assign_driver`, {
+      key: b.api_key,
+    });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    // Refused as the offer to the simulated driver (the trip is no longer pending).
+    assert.equal(r.body.code, "invalid_transition");
+    assert.deepEqual(await held(t, b.id, [reference]), [{ status: "accepted", driver: driver.id }]);
   }, { name: "sandbox" }));
