@@ -216,3 +216,47 @@ Deno.test("sandbox autopilot: a trip the business cancels mid-scenario stops its
     assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
     assert.equal(await statusOf(t, b.api_key, trip.reference), "cancelled");
   }, { name: "sandbox" }));
+
+/** The trip's status after each step, `+returning` once its return has started. */
+async function stateOf(t: TestEnv, key: string, reference: string): Promise<string> {
+  const r = await t.call("GET", `/business/trips/${reference}`, { key });
+  const d = r.body.data;
+  return `${d.status}${d.returning ? "+returning" : ""}${
+    d.delivery_outcome ? `:${d.delivery_outcome}` : ""
+  }`;
+}
+
+// spec: business 4.4 "Autopilot scenarios": failed_delivery (..., arrive_dropoff, fail_delivery,
+// complete_return) and id_refused (..., arrive_dropoff, id_refused, complete_return; age-restricted
+// orders), one step every step_seconds on the manual clock.
+Deno.test("sandbox autopilot: failed_delivery and id_refused take their trips through each state to the return", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "failed_delivery", step_seconds: 2 },
+    });
+    const failed = (await book(t, b.api_key, PARCEL)).body.data.reference;
+    const refused = (await book(t, b.api_key, {
+      ...PARCEL,
+      age_verification_required: true,
+      sandbox_scenario: "id_refused",
+    })).body.data.reference;
+    const seen: Record<string, string[]> = { [failed]: [], [refused]: [] };
+    for (let i = 0; i < 6; i++) {
+      await steps(t, 1, 2);
+      for (const ref of [failed, refused]) seen[ref]!.push(await stateOf(t, b.api_key, ref));
+    }
+    const states = [
+      "accepted",
+      "arrived",
+      "active",
+      "active",
+      "active+returning",
+      "completed+returning:returned",
+    ];
+    assert.deepEqual(seen[failed], states);
+    assert.deepEqual(seen[refused], states);
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
+  }, { name: "sandbox" }));
