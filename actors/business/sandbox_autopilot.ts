@@ -78,6 +78,8 @@ export type AutopilotCommand =
   | { kind: "step_done"; index: number }
   | { kind: "stop"; index: number }
   | { kind: "step_refused"; index: number; code: string; message: string }
+  /** Its trip ended (delivered, returned, cancelled): no moves are left. */
+  | { kind: "trip_ended" }
   | { kind: "get" };
 
 export type AutopilotEvent =
@@ -142,6 +144,13 @@ export const sandboxAutopilotActor: ActorDefinition<
           return accept([], reply);
         }
         return accept([{ kind: "autopilot_stopped", index: command.index, at: ctx.now }], reply);
+      case "trip_ended":
+        // Ended by its own last step, or by hand or the business: nothing more is due, and a
+        // trip given up is no longer left for manual moves (spec: business 4.4).
+        if (state === null || (state.status !== "moving" && state.status !== "gave_up")) {
+          return accept([], reply);
+        }
+        return accept([{ kind: "autopilot_stopped", index: state.next, at: ctx.now }], reply);
       case "step_refused": {
         if (state === null || state.status !== "moving" || command.index !== state.next) {
           return accept([], reply);

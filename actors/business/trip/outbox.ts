@@ -29,7 +29,9 @@ import {
   tripKeyOf,
 } from "../../../src/business/rules/driver_holding.ts";
 import {
+  AUTOPILOT_END_OUTBOX,
   AUTOPILOT_START_OUTBOX,
+  type AutopilotEndItem,
   type AutopilotStartItem,
 } from "../../../src/business/rules/sandbox_steps.ts";
 import { trackingLinkStatus } from "./tracking_link.ts";
@@ -107,6 +109,7 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     ...driverFreed(e, next.trip),
     ...batchStart(e, next.trip),
     ...autopilotStart(e, next.trip),
+    ...autopilotEnd(e, next.trip),
     ...shopTripBooked(e, next.trip, next.fingerprint),
     ...shopTripEnded(e, next.trip, next.fingerprint),
   ];
@@ -151,6 +154,14 @@ function autopilotStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
     scenario: t.sandbox_scenario ?? null,
   };
   return [{ outbox: AUTOPILOT_START_OUTBOX, payload: item }];
+}
+
+/** spec: business 4.4: a sandbox trip that ended tells its autopilot (if it has one). */
+function autopilotEnd(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  const ends = ["trip_delivered", "return_completed", "trip_cancelled"].includes(e.kind);
+  if (!ends || !t.is_test) return [];
+  const item: AutopilotEndItem = { business_id: t.business_id, reference: t.reference };
+  return [{ outbox: AUTOPILOT_END_OUTBOX, payload: item }];
 }
 
 /**

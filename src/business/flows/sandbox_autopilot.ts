@@ -114,6 +114,18 @@ export async function startAutopilot(
   );
 }
 
+/** spec: business 4.4: the trip ended: its autopilot (if any) has no moves left to make. */
+export async function endAutopilot(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<void> {
+  // A trip whose booking ran no scenario has no autopilot: the command changes nothing.
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotActor, business, reference, { kind: "trip_ended" }),
+  );
+}
+
 /**
  * The autopilot outbox's handler: runs the due step as the step route would, and records its
  * outcome on the trip's autopilot (which sets the next timer, or counts a refusal). Asked again

@@ -1,17 +1,22 @@
 /**
  * The sandbox autopilot's outboxes (Business API 4.4): a sandbox trip's start, handed over by its
- * creation's commit (so a booking the stalled-booking sweep completed runs its scenario too), and
- * each step a trip's autopilot timer brought due, run once its commit is done and again by the
- * outbox's sweep after a crash (the step flow answers a step already taken under the same key, so
- * it is taken once).
+ * creation's commit (so a booking the stalled-booking sweep completed runs its scenario too), its
+ * end, handed over by the commit that ended the trip, and each step a trip's autopilot timer
+ * brought due, run once its commit is done and again by the outbox's sweep after a crash (the
+ * step flow answers a step already taken under the same key, so it is taken once).
  */
 import {
   AUTOPILOT_OUTBOX,
   type AutopilotItem,
 } from "../../../actors/business/sandbox_autopilot.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { runAutopilotStep, startAutopilot } from "../flows/sandbox_autopilot.ts";
-import { AUTOPILOT_START_OUTBOX, type AutopilotStartItem } from "../rules/sandbox_steps.ts";
+import { endAutopilot, runAutopilotStep, startAutopilot } from "../flows/sandbox_autopilot.ts";
+import {
+  AUTOPILOT_END_OUTBOX,
+  AUTOPILOT_START_OUTBOX,
+  type AutopilotEndItem,
+  type AutopilotStartItem,
+} from "../rules/sandbox_steps.ts";
 
 export function startSandboxAutopilot(
   deps: Pick<Deps, "runtime" | "clock" | "name">,
@@ -24,10 +29,15 @@ export function startSandboxAutopilot(
     const item = i.payload as AutopilotStartItem;
     return startAutopilot(deps, item.business_id, item.reference, item.scenario ?? undefined);
   });
+  const releaseEnd = deps.runtime.handleOutbox(AUTOPILOT_END_OUTBOX, (i) => {
+    const item = i.payload as AutopilotEndItem;
+    return endAutopilot(deps, item.business_id, item.reference);
+  });
   return {
     close() {
       release();
       releaseStart();
+      releaseEnd();
       return Promise.resolve();
     },
   };

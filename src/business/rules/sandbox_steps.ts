@@ -88,3 +88,15 @@ export interface AutopilotStartItem {
   /** The booking's own `sandbox_scenario`; null: the business's setting decides. */
   readonly scenario: AutopilotScenario | null;
 }
+
+/**
+ * A sandbox trip that ended (delivered, returned, cancelled) tells its autopilot through this
+ * outbox, in the ending's commit: a trip with no moves left is no longer moved, nor left among
+ * those given up for manual moves (spec: business 4.4).
+ */
+export const AUTOPILOT_END_OUTBOX = "sandbox_autopilot_end";
+
+export interface AutopilotEndItem {
+  readonly business_id: string;
+  readonly reference: string;
+}

@@ -107,3 +107,20 @@ Deno.test("sandbox autopilot: stopped at its due step, it runs nothing more and 
   assert.deepEqual(kinds(h.fire("step").events), [], "a stray timer after the stop does nothing");
   assert.deepEqual(kinds(h.must({ kind: "step_done", index: 0 }).events), []);
 });
+
+Deno.test("sandbox autopilot: its trip ended stops it, moving or given up; an ended one is left as it is", () => {
+  const moving = started();
+  assert.deepEqual(kinds(moving.must({ kind: "trip_ended" }).events), ["autopilot_stopped"]);
+  assert.deepEqual([moving.state.status, moving.indexes()], ["stopped", []]);
+  assert.equal(moving.fire("step").events.length, 0, "its timer brings nothing due");
+  const given = started();
+  for (let i = 0; i < 3; i++) {
+    given.must({ kind: "step_refused", index: 0, code: "invalid_transition", message: "no" });
+  }
+  assert.equal(given.state.status, "gave_up");
+  given.must({ kind: "trip_ended" });
+  assert.deepEqual([given.state.status, given.indexes()], ["stopped", []]);
+  assert.equal(given.must({ kind: "trip_ended" }).events.length, 0);
+  const none = new ActorHarness(sandboxAutopilotActor, { now: 1_000 });
+  assert.equal(none.must({ kind: "trip_ended" }).events.length, 0, "no autopilot: nothing");
+});

@@ -260,3 +260,28 @@ Deno.test("sandbox autopilot: failed_delivery and id_refused take their trips th
     const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
     assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
   }, { name: "sandbox" }));
+
+// spec: business 4.4: gave_up lists the trips left for manual moves; one the integrator then
+// finished by hand has no moves left and leaves the list (else such trips crowd its bound).
+Deno.test("sandbox autopilot: a trip given up and then finished by hand leaves gave_up", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const trip = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "id_refused" })).body
+      .data;
+    await steps(t, 7, 5);
+    const before = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual(
+      before.body.data.gave_up.map((g: { reference: string }) => g.reference),
+      [trip.reference],
+    );
+    for (const name of ["fail_delivery", "complete_return"]) {
+      const r = await t.call("POST", `/business/sandbox/trips/${trip.reference}/${name}`, {
+        key: b.api_key,
+        body: { reason: "taken over" },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    await steps(t, 1, 5);
+    const after = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([after.body.data.moving, after.body.data.gave_up], [[], []]);
+  }, { name: "sandbox" }));
