@@ -100,7 +100,8 @@ const DESCRIPTION = "Sandbox base only (on live: 404 not_found). With a scenario
   "booking's own sandbox_scenario runs for that booking instead. A step the trip's rules refuse " +
   `is tried ${AUTOPILOT_TRIES_MAX} times, then the trip is left for manual moves (gave_up, with ` +
   "the refusal). off stops it: trips the setting started stop before their next step; a " +
-  "booking's own sandbox_scenario runs to its end.";
+  "booking's own sandbox_scenario runs to its end. A trip that ends otherwise (cancelled, or " +
+  "finished by hand after it was given up) leaves both lists.";
 
 export function sandboxAutopilotRoutes(api: Api): void {
   define(api, {
