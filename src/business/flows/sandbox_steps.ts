@@ -134,7 +134,7 @@ async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput
 async function replayedStep(deps: D, trip: Trip, input: StepInput): Promise<Trip | null> {
   if (input.idempotency_key === undefined) return null;
   // The driver the steps act as: the trip's, else the simulated one who may have given it back.
-  const driverId = trip.driver?.id ?? simulatedDriverId(trip.business_id, trip.reference);
+  const driverId = trip.driver?.id ?? simulatedDriverId(trip.business_id, trip);
   const key = stepKey(input.idempotency_key);
   return await keptDriverAction(deps, driverId, trip.reference, key);
 }
