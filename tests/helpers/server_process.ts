@@ -29,6 +29,11 @@ export interface StartOptions {
   readonly how?: "run" | "task" | "wrapped-task";
   /** More settings (environment variables). */
   readonly env?: Record<string, string>;
+  /**
+   * The embedded defaults (Deno KV file, PGlite under DATA_DIR, in-process bus) whatever the
+   * test's own environment sets: DATABASE_URL and NATS_URL are not handed down.
+   */
+  readonly embedded?: boolean;
 }
 
 /** The repository's root, where `deno task start` is run. */
@@ -54,10 +59,15 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
     STRICT_REFUSALS: "1",
     ...options.env,
   };
+  // A child inherits the test's environment: on the embedded defaults it is given all of it but
+  // the two servers' addresses, and nothing else (clearEnv below).
+  const inherited = options.embedded ? Deno.env.toObject() : {};
+  delete inherited.DATABASE_URL;
+  delete inherited.NATS_URL;
   const databaseUrl = options.env?.DATABASE_URL ?? Deno.env.get("DATABASE_URL");
   const natsUrl = options.env?.NATS_URL ?? Deno.env.get("NATS_URL");
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  if (natsUrl) env.NATS_URL = natsUrl;
+  if (databaseUrl && !options.embedded) env.DATABASE_URL = databaseUrl;
+  if (natsUrl && !options.embedded) env.NATS_URL = natsUrl;
   const how = options.how ?? "run";
   // `npm exec` marks what it runs with npm_command (src/launcher.ts watches such a launch).
   if (how === "wrapped-task") env.npm_command = "exec";
@@ -69,7 +79,8 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
   const child = new Deno.Command(Deno.execPath(), {
     args,
     cwd: ROOT,
-    env,
+    env: { ...inherited, ...env },
+    clearEnv: options.embedded === true,
     stdout: "null",
     stderr: "piped",
   }).spawn();
