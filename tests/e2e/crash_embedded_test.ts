@@ -10,62 +10,41 @@
  * real servers.
  */
 import assert from "node:assert/strict";
-import { type Server, startServer } from "../helpers/server_process.ts";
-import { type Answer, BOOK, call, OPERATOR } from "../helpers/cluster.ts";
+import type { Server } from "../helpers/server_process.ts";
+import { BOOK, call } from "../helpers/cluster.ts";
+import {
+  type Answered,
+  CrashingServer,
+  type KillPoint,
+  minorOf,
+  polled,
+} from "../helpers/crash.ts";
 import { BOOKING_STALL_MS } from "../../src/business/rules/booking.ts";
 
 /** Bookings the wallet pays for exactly; more are asked for. */
 const COVERED = 16;
 const ASKED = COVERED + 8;
-/** How long a retry, a restart or the projection may take on a machine shared with others. */
-const SETTLE_MS_MAX = 60_000;
-/** A pause between two polls of the server (never a wait for time to pass: the clock is manual). */
-const POLL_MS = 50;
 
-function minorOf(amount: string | number): number {
-  return Math.round(Number(amount) * 100);
-}
-
-function pause(): Promise<void> {
-  return new Promise((r) => setTimeout(r, POLL_MS));
-}
-
-/** The server standing now, which the kill and the restart change. */
-interface Standing {
-  server: Server;
-  /** Resolves once the restarted server is serving (a retry waits for it). */
-  restarted: Promise<void>;
-}
-
-/**
- * One booking under its Idempotency-Key, asked again while unanswered (the connection lost with
- * the process, the server not yet started again, or 409 request_in_progress while a claim cut by
- * the kill is completed by its stall timer).
- */
-async function book(
-  standing: Standing,
-  key: string,
-  idempotencyKey: string,
-): Promise<{ answer: Answer; by: Server }> {
-  const deadline = Date.now() + SETTLE_MS_MAX;
-  let last = "";
-  while (Date.now() < deadline) {
-    const by = standing.server;
-    try {
-      const a = await call(by.live, "POST", "/business/book", BOOK, {
+/** One booking under its Idempotency-Key, asked again while its first request is still running. */
+function book(crashing: CrashingServer, key: string, i: number) {
+  return crashing.untilAnswered(
+    `booking crash-${i}`,
+    (server) =>
+      call(server.live, "POST", "/business/book", BOOK, {
         "X-Business-API-Key": key,
-        "Idempotency-Key": idempotencyKey,
-      });
-      if (!(a.status === 409 && a.body?.code === "request_in_progress")) return { answer: a, by };
-      last = `${a.status} ${JSON.stringify(a.body)}`;
-    } catch (e) {
-      last = String(e); // the process is gone: asked again once it is back
-      await standing.restarted;
-      continue;
-    }
-    await pause();
-  }
-  assert.fail(`booking ${idempotencyKey} never answered: ${last}`);
+        "Idempotency-Key": `crash-${i}`,
+      }),
+    // A claim the kill cut: completed by its stall timer (spec: business 7, appendix 1).
+    (a) => a.status === 409 && a.body?.code === "request_in_progress",
+  );
+}
+
+/** Claims the kill cut are completed by their stall timers, whose time is made to come. */
+async function stallTimeCome(server: Server): Promise<void> {
+  const advanced = await call(server.live, "POST", "/operator/clock/advance", {
+    seconds: BOOKING_STALL_MS / 1000 + 1,
+  });
+  assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
 }
 
 /** A business on the enterprise plan (no limit in the way) whose wallet covers COVERED trips. */
@@ -128,28 +107,6 @@ async function listedTrips(server: Server, key: string): Promise<Map<string, num
   return listed;
 }
 
-/** The trips list once it lists exactly `booked` (reference to id), within SETTLE_MS_MAX. */
-async function listedOnceCaughtUp(
-  server: Server,
-  key: string,
-  booked: ReadonlyMap<string, number>,
-): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS_MAX;
-  let listed = new Map<string, number>();
-  while (Date.now() < deadline) {
-    listed = await listedTrips(server, key);
-    if (listed.size === booked.size && [...booked].every(([r, id]) => listed.get(r) === id)) {
-      return;
-    }
-    await pause();
-  }
-  assert.deepEqual(
-    [...listed].sort(),
-    [...booked].sort(),
-    "the trips list (PGlite) never caught up with the trips booked",
-  );
-}
-
 /** The wallet's balance (minor units) and its transactions, read from the wallet itself. */
 async function walletOf(server: Server, key: string) {
   const headers = { "X-Business-API-Key": key };
@@ -163,93 +120,15 @@ async function walletOf(server: Server, key: string) {
   };
 }
 
-/** An answer, and whether the process that answered it is the one killed. */
-interface Answered {
-  readonly answer: Answer;
-  readonly beforeKill: boolean;
-}
-
-/**
- * When the process is killed: `under_way`, once half the bookings are under way in the server
- * (claimed, charged or being created; at the latest as the first is answered); `first_answer`,
- * the moment the first is answered (the others being created or answered).
- */
-type KillPoint = "under_way" | "first_answer";
-
-/**
- * ASKED bookings at once, the process killed with SIGKILL at `point` and started again on the
- * same DATA_DIR; every unanswered one asked again until it answers.
- */
-async function burstAcrossKill(
-  standing: Standing,
-  key: string,
-  again: () => Promise<Server>,
-  point: KillPoint,
-): Promise<Answered[]> {
-  const restart = Promise.withResolvers<void>();
-  standing.restarted = restart.promise;
-  const first = standing.server;
-  let killing: Promise<void> | undefined;
-  const kill = () =>
-    killing ??= killAndRestart(standing, again).then(restart.resolve, restart.reject);
-  const watching = (async () => {
-    while (point === "under_way" && killing === undefined) {
-      if (await underWay(first) >= ASKED / 2) kill();
-    }
-  })();
-  const answers = await Promise.all(Array.from({ length: ASKED }, async (_, i) => {
-    const r = await book(standing, key, `crash-${i}`);
-    // Killed before anything else runs here: no other answer is read first.
-    kill();
-    return r;
-  }));
-  await watching;
-  await killing;
-  const afterRestart = answers.filter((r) => r.by !== first).length;
-  assert.ok(afterRestart > 0, "every booking was answered before the kill");
-  return answers.map((r) => ({ answer: r.answer, beforeKill: r.by === first }));
-}
-
-/** The requests the server is answering, besides the scrape asking (0 once it is gone). */
-async function underWay(server: Server): Promise<number> {
-  const r = await fetch(`${server.live}/api/metrics`, { headers: OPERATOR }).catch(() => null);
-  const text = await r?.text().catch(() => "") ?? "";
-  const line = text.split("\n").find((l) => l.startsWith("http_requests_in_flight "));
-  return line === undefined ? 0 : Number(line.split(" ")[1]) - 1;
-}
-
-/** SIGKILL now, then the server started again on its DATA_DIR, the stalled claims' time come. */
-async function killAndRestart(standing: Standing, again: () => Promise<Server>): Promise<void> {
-  const dead = standing.server;
-  dead.child.kill("SIGKILL");
-  await dead.child.status;
-  standing.server = await again();
-  // Claims the kill cut are completed by their stall timers (spec: business appendix 1).
-  const advanced = await call(standing.server.live, "POST", "/operator/clock/advance", {
-    seconds: BOOKING_STALL_MS / 1000 + 1,
-  });
-  assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
-}
-
 /** The bookings asked across a kill at `point`, then everything checked against the trips. */
 async function killedMidBooking(point: KillPoint): Promise<void> {
-  const dataDir = await Deno.makeTempDir({ prefix: "crash_embedded_" });
-  // The manual clock: a claim the kill cut is completed by its stall timer, advanced to. The
-  // sandbox is off: one environment is what is killed, and it starts twice as fast.
-  const options = { embedded: true, env: { CLOCK: "manual", SANDBOX_PORT: "0" } };
-  const servers: Server[] = [await startServer(dataDir, options)];
-  const again = async () => {
-    servers.push(await startServer(dataDir, options));
-    return servers.at(-1)!;
-  };
+  // The manual clock: a claim the kill cut is completed by its stall timer, advanced to.
+  const crashing = await CrashingServer.start({ CLOCK: "manual" }, stallTimeCome);
   try {
-    // The embedded query side (src/main.ts): PGlite's data directory under DATA_DIR.
-    assert.ok((await Deno.stat(`${dataDir}/live/pg`)).isDirectory, "PGlite is not in DATA_DIR");
-    const standing: Standing = { server: servers[0]!, restarted: Promise.resolve() };
-    const { key, fare } = await fundedShop(standing.server);
-    const answers = await burstAcrossKill(standing, key, again, point);
+    const { key, fare } = await fundedShop(crashing.server);
+    const answers = await crashing.burstAcrossKill(ASKED, point, (i) => book(crashing, key, i));
     const trips = bookedOnce(answers, fare);
-    const server = standing.server;
+    const server = crashing.server;
     await answeredBeforeKillKept(server, key, answers);
     for (const [reference, id] of trips) {
       const read = await call(server.live, "GET", `/business/trips/${reference}`, undefined, {
@@ -266,11 +145,16 @@ async function killedMidBooking(point: KillPoint): Promise<void> {
       charges.map((t) => [t.kind, minorOf(t.amount), t.reference]).sort(),
       [...trips.keys()].map((r) => ["debit", fare, `trip:${r}`]).sort(),
     );
-    await listedOnceCaughtUp(server, key, trips);
+    // The trips list (PGlite's read table) lists every trip, once the projection caught up.
+    const listed = await polled(() => listedTrips(server, key), (l) => sameTrips(l, trips));
+    assert.deepEqual([...listed].sort(), [...trips].sort(), "the trips list never caught up");
   } finally {
-    for (const s of servers) await s.stop().catch(() => {});
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await crashing.close();
   }
+}
+
+function sameTrips(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  return a.size === b.size && [...b].every(([r, id]) => a.get(r) === id);
 }
 
 /**

@@ -11,6 +11,9 @@ import {
 import { entryAsk } from "../../actors/courier/client_ledger.ts";
 import type { CreatedBusiness, TestEnv } from "./test_env.ts";
 
+/** What the setup below asks of a server: in process (TestEnv) or over HTTP (server_process.ts). */
+export type Caller = Pick<TestEnv, "call" | "createBusiness">;
+
 export const HOURS = {
   collection_due_hours: 8,
   depot_dwell_hours: 8,
@@ -77,7 +80,7 @@ export async function newDriver(
   return r.body.data;
 }
 
-export async function newCourier(t: TestEnv, card: Record<string, unknown> = {}): Promise<Courier> {
+export async function newCourier(t: Caller, card: Record<string, unknown> = {}): Promise<Courier> {
   const business = await t.createBusiness({ plan: "enterprise" });
   const key = business.api_key;
   const patched = await t.call("PATCH", `/operator/businesses/${business.id}`, {
@@ -141,7 +144,7 @@ export async function newCourier(t: TestEnv, card: Record<string, unknown> = {})
 
 /** POST /business/courier/clients of a prepaid BWP client with `fields` over it; the raw reply. */
 export function postClient(
-  t: TestEnv,
+  t: Caller,
   courier: Courier,
   code: string,
   fields: Record<string, unknown>,
@@ -160,7 +163,7 @@ export function postClient(
 }
 
 export async function newClient(
-  t: TestEnv,
+  t: Caller,
   courier: Courier,
   settings: Record<string, unknown> = {},
 ): Promise<Client> {
@@ -171,7 +174,7 @@ export async function newClient(
 }
 
 export async function topUp(
-  t: TestEnv,
+  t: Caller,
   courier: Courier,
   client: Client,
   amount: string,

@@ -4,6 +4,7 @@
  * dies on SIGTERM without passing it on).
  */
 import assert from "node:assert/strict";
+import type { Answer, CallOptions, CreatedBusiness, TestEnv } from "./test_env.ts";
 
 export const OPERATOR_TOKEN = "op_e2e_operator_token_0123456789";
 /** Opening both environments' embedded stores; far longer on a machine shared with others. */
@@ -116,6 +117,45 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
       } catch { /* already ended */ }
       await child.status;
       await child.stderr.cancel();
+    },
+  };
+}
+
+/**
+ * The in-process env's `call` and `createBusiness` (test_env.ts) over HTTP to a server's `base`,
+ * so the setup helpers (courier.ts) build what they build on a server process too.
+ */
+export function httpCaller(base: string): Pick<TestEnv, "call" | "createBusiness"> {
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.body !== undefined) headers["Content-Type"] = "application/json";
+    if (o.key) headers["X-Business-API-Key"] = o.key;
+    if (o.bearer) headers["Authorization"] = `Bearer ${o.bearer}`;
+    if (o.operator) headers["Authorization"] = `Bearer ${OPERATOR_TOKEN}`;
+    const res = await fetch(`${base}/api${path}`, {
+      method,
+      headers,
+      ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  };
+  return {
+    call,
+    async createBusiness(overrides = {}) {
+      const r = await call("POST", "/operator/businesses", {
+        operator: true,
+        body: {
+          name: "Kgalagadi Couriers",
+          plan: "business",
+          currency: "BWP",
+          country: "BW",
+          owner_email: `owner.${crypto.randomUUID()}@example.com`,
+          ...overrides,
+        },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.data as CreatedBusiness;
     },
   };
 }
