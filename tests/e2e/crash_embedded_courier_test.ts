@@ -46,6 +46,16 @@ async function heldPrices(server: Server, client: Client) {
   return { references, total };
 }
 
+/** A courier's prepaid client covering exactly COVERED express bookings of ASKED held prices. */
+async function prepaidClient(server: Server) {
+  const setup = httpCaller(server.live);
+  const courier = await newCourier(setup);
+  const client = await newClient(setup, courier);
+  const { references, total } = await heldPrices(server, client);
+  await topUp(setup, courier, client, (COVERED * total / 100).toFixed(2));
+  return { courier, client, references, total };
+}
+
 /** One booking of held prices, asked again while a request for them is still running. */
 function book(crashing: CrashingServer, client: Client, prices: string) {
   return crashing.untilAnswered(
@@ -133,16 +143,13 @@ async function chargedShipments(server: Server, courier: Courier, client: Client
 async function killedMidBooking(point: KillPoint): Promise<void> {
   const crashing = await CrashingServer.start({ CLOCK: "manual" });
   try {
-    const setup = httpCaller(crashing.server.live);
-    const courier = await newCourier(setup);
-    const client = await newClient(setup, courier);
-    const { references, total } = await heldPrices(crashing.server, client);
-    await topUp(setup, courier, client, (COVERED * total / 100).toFixed(2));
-    const answers = await crashing.burstAcrossKill(
-      ASKED,
-      point,
-      (i) => book(crashing, client, references[i]!),
-    );
+    const { made: { courier, client, references, total }, answers } = await crashing
+      .roundsAcrossKill(
+        ASKED,
+        point,
+        () => prepaidClient(crashing.server),
+        (made, i) => book(crashing, made.client, made.references[i]!),
+      );
     const waybills = bookedOnce(answers, total);
     const server = crashing.server;
     await answeredBeforeKillKept(server, client, references, answers);

@@ -125,8 +125,12 @@ async function killedMidBooking(point: KillPoint): Promise<void> {
   // The manual clock: a claim the kill cut is completed by its stall timer, advanced to.
   const crashing = await CrashingServer.start({ CLOCK: "manual" }, stallTimeCome);
   try {
-    const { key, fare } = await fundedShop(crashing.server);
-    const answers = await crashing.burstAcrossKill(ASKED, point, (i) => book(crashing, key, i));
+    const { made: { key, fare }, answers } = await crashing.roundsAcrossKill(
+      ASKED,
+      point,
+      () => fundedShop(crashing.server),
+      (shop, i) => book(crashing, shop.key, i),
+    );
     const trips = bookedOnce(answers, fare);
     const server = crashing.server;
     await answeredBeforeKillKept(server, key, answers);
