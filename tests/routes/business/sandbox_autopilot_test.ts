@@ -253,7 +253,7 @@ Deno.test("sandbox autopilot: failed_delivery and id_refused take their trips th
       "active",
       "active",
       "active+returning",
-      "completed+returning:returned",
+      "completed:returned",
     ];
     assert.deepEqual(seen[failed], states);
     assert.deepEqual(seen[refused], states);
