@@ -9,14 +9,24 @@ import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { qtySupplied } from "../../shopping/rules/float.ts";
-import type { OrderItem } from "../rules/documents/facts.ts";
+import type { OrderItem, RecipientNames } from "../rules/documents/facts.ts";
 
-/** The slip's items of the shopping order booked as `reference`; null: the trip is not one. */
-export async function shoppingSlipItems(
+/** What a shopping order's slip prints of the order rather than of its trip. */
+export interface ShoppingSlip {
+  readonly items: OrderItem[];
+  /**
+   * spec: shopping 2.2, business 4.1: recipient_first_names and recipient_surname as sent: the
+   * trip's one passenger name joins them, and a surname of several words cannot be read back.
+   */
+  readonly recipient_names: RecipientNames;
+}
+
+/** The slip of the shopping order booked as `reference`; null: the trip is not one. */
+export async function shoppingSlipOf(
   deps: Pick<Deps, "runtime">,
   business: string,
   reference: string,
-): Promise<OrderItem[] | null> {
+): Promise<ShoppingSlip | null> {
   // A refused read (a full mailbox) is thrown: the trip would be taken as no shopping order.
   const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
   const order = foundOrNull(got);
@@ -29,7 +39,8 @@ export async function shoppingSlipItems(
         `of ${order.stores.length})`,
     );
   }
-  return await itemsOfOrder(deps, order);
+  const { first_names, surname } = order.recipient;
+  return { items: await itemsOfOrder(deps, order), recipient_names: { first_names, surname } };
 }
 
 /**

@@ -16,7 +16,7 @@ import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { pickListPdf } from "../rules/documents/pick_list.ts";
 import { receiptPdf } from "../rules/documents/receipt.ts";
 import { waybillPdf } from "../rules/documents/waybill.ts";
-import { shoppingPickItems, shoppingSlipItems } from "./shopping_slip.ts";
+import { shoppingPickItems, shoppingSlipOf } from "./shopping_slip.ts";
 import { askTrip } from "./trips.ts";
 
 export const TRIP_DOCUMENTS = ["waybill", "receipt", "pick-list", "packing-slip"] as const;
@@ -85,8 +85,8 @@ export async function tripDocument(
   let facts = tripFacts(trip, await businessName(deps, business));
   if (o.document === "packing-slip" && trip.shop_deliver) {
     // spec: business 4.1: a shopping order's slip lists its stores' lines once collected.
-    const items = await shoppingSlipItems(deps, business, trip.reference);
-    if (items) facts = { ...facts, items };
+    const slip = await shoppingSlipOf(deps, business, trip.reference);
+    if (slip) facts = { ...facts, ...slip };
   }
   if (o.document === "pick-list" && trip.shop_deliver) {
     // spec: business 4.1: a shopping order's pick list is its stores' lines, by store.

@@ -50,6 +50,11 @@ export interface TripFacts {
   /** The business, from where the trip is collected. */
   readonly sender: Party;
   readonly recipient: Party;
+  /**
+   * The recipient's first names and surname as the order sent them (a shopping order's
+   * recipient_first_names, recipient_surname); absent: read from the recipient's one name.
+   */
+  readonly recipient_names?: RecipientNames | undefined;
   readonly stops: readonly string[];
   readonly store_name: string | null;
   /** When the driver collects: scheduled, else booked plus preparation; null: at once. */
@@ -123,8 +128,13 @@ export function orderItems(payload: Readonly<Record<string, unknown>> | null, cu
   });
 }
 
+export interface RecipientNames {
+  readonly first_names: string;
+  readonly surname: string;
+}
+
 /** spec: business 4.1 packing slip: the recipient's first names and surname (the last word). */
-export function nameParts(name: string | null): { first_names: string; surname: string } {
+export function nameParts(name: string | null): RecipientNames {
   const words = (name ?? "").trim().split(/\s+/).filter((w) => w !== "");
   if (words.length === 0) return { first_names: "-", surname: "-" };
   if (words.length === 1) return { first_names: "-", surname: words[0]! };

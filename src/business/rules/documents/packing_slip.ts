@@ -73,7 +73,8 @@ function totals(w: PageWriter, f: TripFacts): void {
 
 function slip(w: PageWriter, input: PackingSlipInput): void {
   const { facts: f, settings } = input;
-  const recipient = nameParts(f.recipient.name);
+  // spec: business 4.1: first names and surname as sent, where the order sent them apart.
+  const recipient = f.recipient_names ?? nameParts(f.recipient.name);
   detailRows(w, [
     ["Order number", f.order_number],
     ["Date", dateTime(f.booked_at)],
