@@ -80,6 +80,13 @@ export const ShoppingOrderAnswer = z.object({
   stores: z.array(StoreAnswer).openapi({ description: "In shopping order (sequence)" }),
   created_at: UtcInstant,
   replayed: z.boolean().openapi({ description: "True when a repeat answered the first order" }),
+  original_status: z.enum(["cancelled"]).optional().openapi({
+    description: "On a replay of an order whose trip was cancelled: cancelled",
+  }),
+  replay_terminal: z.boolean().optional().openapi({
+    description: "On a replay of an order whose trip was cancelled: true; send the order again " +
+      "with a new external_reference and shopping.external_order_id",
+  }),
 }).openapi("ShoppingOrder");
 
 function lineView(l: ShoppingLine, currency: string) {
@@ -151,5 +158,9 @@ export function shoppingOrderView(
     stores: stores.map((s) => storeView(s, c)),
     created_at: iso(order.claimed_at),
     replayed,
+    // spec: business 7: the replay of a cancelled delivery says so (shopping 4: a repeat replays).
+    ...(replayed && trip?.status === "cancelled"
+      ? { original_status: "cancelled" as const, replay_terminal: true }
+      : {}),
   };
 }
