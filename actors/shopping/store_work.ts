@@ -98,9 +98,10 @@ export function decideLine(s: ShoppingStore, c: Command<"decide">, ctx: Ctx): De
   const line = lineOf(s, c.external_item_id);
   if (!line) return unknownLine(s, c.external_item_id);
   const asked = line.decide_by;
+  // A line once asked is closed unless the customer decided it: its window elapsed (the timer's
+  // `preference`, or not yet fired), or the trip ended first and refunded it (tripEnded).
   const closed = asked !== null &&
-    (line.decided_by === "preference" ||
-      (line.outcome === "awaiting_decision" && ctx.now >= asked));
+    (line.outcome === "awaiting_decision" ? ctx.now >= asked : line.decided_by !== "customer");
   if (closed) return windowClosed(line.external_item_id);
   if (line.outcome !== "awaiting_decision") {
     return reject(

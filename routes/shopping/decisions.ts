@@ -33,7 +33,8 @@ export function shoppingDecisionRoutes(api: Api): void {
       not_found: "no shopping order of the account by this reference, or no such item in it",
       not_awaiting_decision: "the line awaits no decision: not yet recorded, recorded without " +
         "one, or already decided by the customer",
-      decision_window_closed: "the decision window closed and the item was refunded",
+      decision_window_closed: "the decision window closed and the item was refunded (its time " +
+        "ran out, or the order's trip was cancelled first)",
     },
   }, async (c, { params, body }) => {
     const { env, tenant } = businessCall(c);

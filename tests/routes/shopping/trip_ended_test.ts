@@ -113,6 +113,49 @@ Deno.test("shopping trip cancelled before anything was bought: every store ends 
     assert.equal(await balanceMinor(t, b.api_key), start);
   }));
 
+Deno.test("shopping trip cancelled while a substitute awaited the customer: the line ends refunded, and a late decision is 409 decision_window_closed, changing nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const made = await createOrder(
+      t,
+      b.api_key,
+      orderBody("ORD-ENDASK", {
+        stores: 1,
+        lines: 1,
+        shopping: { substitution_preference: "ask" },
+      }),
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const reference = made.body.data.reference;
+    const [s0] = await storeIdsOf(t, b.id, reference);
+    await recordLine(t, b.id, s0!, "0-0", {
+      outcome: "substituted",
+      qty_found: 2,
+      unit_price_paid_minor: 950,
+      substitute: { name: "Other brand", barcode: null, unit_price_minor: 950 },
+    });
+    const asked = (await orderOf(t, b.api_key, reference)).stores[0].items[0];
+    assert.equal(asked.outcome, "awaiting_decision");
+    const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
+      key: b.api_key,
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await until(t, () => settled(t, b.id, reference), "the order's store ended");
+    await t.settle();
+    const before = await orderOf(t, b.api_key, reference);
+    assert.equal(before.stores[0].items[0].outcome, "unavailable");
+    // spec: shopping 3, 7: a late decision is 409, saying the window closed and it was refunded.
+    const late = await t.call(
+      "POST",
+      `/business/shopping-orders/${reference}/items/0-0/decision`,
+      { key: b.api_key, body: { decision: "accept" } },
+    );
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "decision_window_closed");
+    assert.match(late.body.message, /decision window closed and the item was refunded/);
+    assert.deepEqual(await orderOf(t, b.api_key, reference), before);
+  }));
+
 /** The trip's record as a cancellation before SHOP_TRIP_ENDED left it; no old-data pass run. */
 async function cancelledByOldCode(kvPath: string, reference: string) {
   await rewriteStored(kvPath, { type: tripActor.type, id: reference }, (stored) => {
