@@ -192,16 +192,21 @@ async function bookOrderTrip(
   }
 }
 
-/** The order's names, addresses, items and notes, each by its path in the body of 2.2. */
+/** The order's names (its stores' too), addresses, items and notes, by their paths in 2.2. */
 function markedTexts(r: ShoppingOrderRequest): MarkedText[] {
   return [
     { path: "recipient_first_names", text: r.recipient_first_names },
     { path: "recipient_surname", text: r.recipient_surname },
     { path: "pickup_address", text: r.pickup_address },
     { path: "dest_address", text: r.dest_address },
-    ...r.shopping.stores.flatMap((s, i) =>
-      s.items.map((item, j) => ({ path: `shopping.stores.${i}.items.${j}.name`, text: item.name }))
-    ),
+    ...r.shopping.stores.flatMap((s, i) => [
+      // The store's name is shown to the shopper, who is sent there (spec: shopping 2.2).
+      { path: `shopping.stores.${i}.store_name`, text: s.store_name },
+      ...s.items.map((item, j) => ({
+        path: `shopping.stores.${i}.items.${j}.name`,
+        text: item.name,
+      })),
+    ]),
     { path: "notes", text: r.notes },
   ];
 }

@@ -191,6 +191,8 @@ const MARKED: readonly [string, (b: Body) => void][] = [
   ["dest_address", (b) => b.dest_address = "DO NOT DELIVER Block 8"],
   ["notes", (b) => (b as { notes?: string }).notes = "[test] leave at the gate"],
   ["shopping.stores.1.items.1.name", (b) => b.shopping.stores[1]!.items[1]!.name = "__TEST milk"],
+  // The store's name is shown to the shopper (2.2), who goes there: a name like any other.
+  ["shopping.stores.0.store_name", (b) => b.shopping.stores[0]!.store_name = "[TEST] Spar"],
 ];
 
 Deno.test("shopping orders: live refuses a test marker in any name, address, item or note, naming the body's own field; nothing charged, the id free", () =>
