@@ -132,6 +132,7 @@ function evolve(state: ShoppingStoreState, e: ShoppingStoreEvent): ShoppingStore
       };
     case "store_unavailable": {
       const ids = new Set(e.lines.map(String));
+      const unanswered = new Set((e.unanswered ?? []).map(String));
       const lines = state.lines.map((l): ShoppingLine =>
         ids.has(String(l.external_item_id))
           ? {
@@ -140,7 +141,7 @@ function evolve(state: ShoppingStoreState, e: ShoppingStoreEvent): ShoppingStore
             qty_found: 0,
             unit_price_paid_minor: null,
             substitute: null,
-            decided_by: "shopper",
+            decided_by: unanswered.has(String(l.external_item_id)) ? "preference" : "shopper",
             recorded_at: e.at,
           }
           : l

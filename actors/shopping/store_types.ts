@@ -119,7 +119,17 @@ export type ShoppingStoreEvent =
     event_id: string;
     at: number;
   }
-  | { kind: "store_unavailable"; lines: readonly ExternalId[]; event_id: string; at: number };
+  | {
+    kind: "store_unavailable";
+    lines: readonly ExternalId[];
+    /**
+     * Of `lines`, those that awaited the customer's decision when the trip ended: refunded as no
+     * answer in time is, decided_by `preference` (absent on events stored before: none).
+     */
+    unanswered?: readonly ExternalId[];
+    event_id: string;
+    at: number;
+  };
 
 /** A line as the order opens it: nothing found yet. */
 export function openLine(l: OrderLine): ShoppingLine {

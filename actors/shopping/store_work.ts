@@ -232,24 +232,25 @@ export function storeUnavailable(s: ShoppingStore, ctx: Ctx): Decided {
 /**
  * spec: business 3.1, shopping 1.1, 3: the trip was cancelled before this store was finished. No
  * till took money for it (only a collected store's receipt does), so every line not already
- * unavailable ends unavailable (refunded) and the store unavailable: its event is made and the
+ * unavailable ends unavailable (refunded; one awaiting the customer's decision as no answer in
+ * time ends, decided_by preference) and the store unavailable: its event is made and the
  * basket completes, so the goods bought at the stores collected are charged. A store already
  * finished stays as it is (a repeat, or one collected before the cancellation).
  */
 export function tripEnded(s: ShoppingStore, ctx: Ctx): Decided {
   if (s.status !== "pending") return accept([], () => s);
   const open = s.lines.filter((l) => l.outcome !== "unavailable");
+  const asked = open.filter((l) => l.outcome === "awaiting_decision");
   return accept(
     [{
       kind: "store_unavailable",
       lines: open.map((l) => l.external_item_id),
+      // spec: shopping 3: no answer came before the order ended: refunded as by the preference.
+      unanswered: asked.map((l) => l.external_item_id),
       event_id: ctx.newId("evt"),
       at: ctx.now,
     }],
     after,
-    open.filter((l) => l.outcome === "awaiting_decision").map((l) => ({
-      op: "cancel" as const,
-      name: decisionTimer(l.external_item_id),
-    })),
+    asked.map((l) => ({ op: "cancel" as const, name: decisionTimer(l.external_item_id) })),
   );
 }

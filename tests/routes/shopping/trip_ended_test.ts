@@ -113,7 +113,7 @@ Deno.test("shopping trip cancelled before anything was bought: every store ends 
     assert.equal(await balanceMinor(t, b.api_key), start);
   }));
 
-Deno.test("shopping trip cancelled while a substitute awaited the customer: the line ends refunded, and a late decision is 409 decision_window_closed, changing nothing", () =>
+Deno.test("shopping trip cancelled while a substitute awaited the customer: the line ends refunded (decided_by preference), and a late decision is 409 decision_window_closed, changing nothing", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
     const made = await createOrder(
@@ -143,7 +143,14 @@ Deno.test("shopping trip cancelled while a substitute awaited the customer: the 
     await until(t, () => settled(t, b.id, reference), "the order's store ended");
     await t.settle();
     const before = await orderOf(t, b.api_key, reference);
-    assert.equal(before.stores[0].items[0].outcome, "unavailable");
+    // spec: shopping 3: no answer came before the order ended: the preference's refund, not the
+    // shopper's (who found a substitute).
+    const ended = before.stores[0].items[0];
+    assert.deepEqual([ended.outcome, ended.decided_by, ended.qty_found], [
+      "unavailable",
+      "preference",
+      0,
+    ]);
     // spec: shopping 3, 7: a late decision is 409, saying the window closed and it was refunded.
     const late = await t.call(
       "POST",
