@@ -3,7 +3,7 @@
  * (ids unique within the order, amounts exact in the currency, the float no lower than the
  * stores' estimates), the first problem named. Pure: nothing is booked before it passes.
  */
-import { formatMinor, sumMinor, toMinor } from "../../domain/money.ts";
+import { AMOUNT_MINOR_MAX, formatMinor, sumMinor, toMinor } from "../../domain/money.ts";
 import type { FieldError } from "../../runtime/actor.ts";
 import { SHOPPING_LINE_WORK_CHARS_MAX, SHOPPING_STORE_LINES_CHARS_MAX } from "../../limits.ts";
 
@@ -132,11 +132,32 @@ function fitsOneStore(items: readonly OrderLine[], path: string) {
   });
 }
 
-function storeOf(
-  s: StoreInput,
-  i: number,
-  o: { currency: string; items: Map<string, string>; stores: Map<string, string> },
-): OrderStore {
+/** What the order checks across its stores as it reads them, in body order. */
+interface Seen {
+  readonly currency: string;
+  readonly items: Map<string, string>;
+  readonly stores: Map<string, string>;
+  /** The lines' worth so far (unit_price x qty), minor units. */
+  worth: number;
+}
+
+/**
+ * spec: shopping 3: every line may end refunded, and the refunds are summed exactly: the lines'
+ * worth (unit_price x qty, over the order) must stay an amount that states exactly, else the
+ * basket's reconciliation could not be made and the order would never complete.
+ */
+function worthHeld(o: Seen, line: OrderLine, path: string) {
+  if (line.unit_price_minor === null) return;
+  o.worth += line.unit_price_minor * line.qty;
+  if (o.worth <= AMOUNT_MINOR_MAX) return;
+  throw new Problem({
+    path,
+    message: `the order's lines are worth more than an amount can state (refunded whole): ` +
+      `past ${formatMinor(AMOUNT_MINOR_MAX, o.currency)} ${o.currency} from this line`,
+  });
+}
+
+function storeOf(s: StoreInput, i: number, o: Seen): OrderStore {
   const at = `shopping.stores.${i}`;
   unique(
     o.stores,
@@ -147,7 +168,7 @@ function storeOf(
   const items = s.items.map((item, j): OrderLine => {
     const path = `${at}.items.${j}`;
     unique(o.items, item.external_item_id, `${path}.external_item_id`, "external_item_id");
-    return {
+    const line: OrderLine = {
       external_item_id: item.external_item_id,
       name: item.name,
       qty: item.qty,
@@ -157,6 +178,8 @@ function storeOf(
       barcode: item.barcode ?? null,
       image: item.image ?? null,
     };
+    worthHeld(o, line, path);
+    return line;
   });
   fitsOneStore(items, `${at}.items`);
   return {
@@ -173,7 +196,7 @@ function storeOf(
 /** The order in minor units, or the first problem found, in the body's order. */
 export function checkShoppingOrder(input: ShoppingOrderInput, currency: string): Checked {
   try {
-    const seen = { currency, items: new Map<string, string>(), stores: new Map<string, string>() };
+    const seen: Seen = { currency, items: new Map(), stores: new Map(), worth: 0 };
     const stores = input.shopping.stores.map((s, i) => storeOf(s, i, seen));
     const estimated = sumMinor(stores.map((s) => s.estimated_amount_minor));
     // spec: shopping 2.2: purchase_amount defaults to the sum of estimated_amount; never lower.

@@ -66,3 +66,26 @@ Deno.test("shopping order rules: the first problem in body order is named", () =
   assert.ok(!cents.ok);
   assert.equal(cents.error.path, "shopping.stores.1.estimated_amount");
 });
+
+Deno.test("shopping order rules: lines worth more than an amount can state (their refund summed) are refused, naming the line where the total passes it", () => {
+  // 1,000,000,000.00 a unit, 10,000 units: 10^15 minor units, past AMOUNT_MINOR_MAX on its own.
+  const line = (id: string, qty: number) => ({
+    external_item_id: id,
+    name: "Gold",
+    qty,
+    unit_price: 1_000_000_000,
+  });
+  const big = (n: number, qty: number): StoreInput => ({
+    external_fulfilment_id: `F${n}`,
+    external_store_id: n,
+    estimated_amount: 0,
+    items: [line(`I${n}a`, 1), line(`I${n}b`, qty)],
+  });
+  const refused = checkShoppingOrder(input([store(0, 10), big(1, 10_000)]), "BWP");
+  assert.ok(!refused.ok);
+  assert.equal(refused.error.path, "shopping.stores.1.items.1");
+  assert.match(refused.error.message, /past 9999999999999\.99 BWP/);
+  // Within it (999,900,000,000,000 minor units with the other line), it is taken.
+  const taken = checkShoppingOrder(input([big(1, 9_998)]), "BWP");
+  assert.ok(taken.ok, JSON.stringify(taken));
+});
