@@ -167,6 +167,12 @@ function outbox(e: ShoppingStoreEvent, next: ShoppingStoreState): readonly Outbo
         external_item_id: e.external_item_id,
         event_id: e.event_id,
         decide_by: e.decide_by,
+        line: {
+          qty_found: e.qty_found,
+          unit_price_paid_minor: e.unit_price_paid_minor,
+          substitute: e.substitute,
+        },
+        at: e.at,
       };
       break;
     case "store_collected":

@@ -116,6 +116,11 @@ async function decisionNeeded(
 ) {
   const line = lineOf(store, item.external_item_id);
   if (!line || !(await sendsNow(deps, order.business_id))) return;
+  // spec: shopping 3, 6: the line as its commit left it (awaiting the customer), not as it is now:
+  // the customer may have decided, or the window closed, before the item was handled.
+  const awaited = item.line
+    ? { ...line, ...item.line, outcome: "awaiting_decision", decided_by: null }
+    : line;
   await made(
     deps,
     order.business_id,
@@ -123,9 +128,9 @@ async function decisionNeeded(
       id: shoppingEventId(order.business_id, item.event_id),
       order,
       store,
-      line,
+      line: awaited,
       decide_by: item.decide_by,
-      at: deps.clock.now(),
+      at: item.at ?? deps.clock.now(),
     }),
   );
 }

@@ -25,7 +25,24 @@ export type ShoppingEventItem =
     external_item_id: string | number;
     event_id: string;
     decide_by: number;
+    /**
+     * What the shopper found, as the line began to await the customer, and when (absent on items
+     * added before: the line as read then): the event states it, however late it is made.
+     */
+    line?: AwaitedLine;
+    at?: number;
   };
+
+/** A line awaiting the customer's decision: the substitute found (shopping 2.3 items[]). */
+export interface AwaitedLine {
+  readonly qty_found: number;
+  readonly unit_price_paid_minor: number | null;
+  readonly substitute: {
+    readonly name: string;
+    readonly barcode: string | null;
+    readonly unit_price_minor: number | null;
+  };
+}
 
 /**
  * The outbox the order actor fills in the commit that collects the basket: its handler sends

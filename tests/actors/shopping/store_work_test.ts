@@ -119,6 +119,13 @@ Deno.test("shopping store actor: match takes the substitute; ask waits for the c
       external_item_id: "b",
       event_id: "evt_1",
       decide_by: 1_000 + ASK_MS,
+      // The line as it began to wait, so its event states it however late it is made.
+      line: {
+        qty_found: 1,
+        unit_price_paid_minor: 1_200,
+        substitute: { name: "Other milk", barcode: "600", unit_price_minor: 1_200 },
+      },
+      at: 1_000,
     },
   }]);
   // While it waits the shopper cannot record it again, nor finish the store.
