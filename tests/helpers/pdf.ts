@@ -79,6 +79,40 @@ export function pdfText(bytes: Uint8Array): Promise<string> {
   }
 }
 
+/**
+ * The text lines drawn (even in part) outside the page less `margin` points on each side, as
+ * `page n: text`: a line a reader of the printed page would find cut off at the edge.
+ */
+export function linesPastMargins(bytes: Uint8Array, margin: number): string[] {
+  const doc = openPdf(bytes);
+  try {
+    const past: string[] = [];
+    for (let i = 0; i < doc.countPages(); i++) {
+      const page = doc.loadPage(i);
+      try {
+        const [x0, y0, x1, y1] = page.getBounds();
+        const json = JSON.parse(page.toStructuredText("preserve-whitespace").asJSON()) as {
+          blocks: {
+            lines?: { bbox: { x: number; y: number; w: number; h: number }; text: string }[];
+          }[];
+        };
+        for (const l of json.blocks.flatMap((b) => b.lines ?? [])) {
+          const { x, y, w, h } = l.bbox;
+          // Half a point of slack: a glyph's box may round past the line it was fitted to.
+          const inside = x >= x0 + margin - 0.5 && x + w <= x1 - margin + 0.5 && y >= y0 &&
+            y + h <= y1;
+          if (!inside) past.push(`page ${i + 1}: ${l.text}`);
+        }
+      } finally {
+        page.destroy();
+      }
+    }
+    return past;
+  } finally {
+    doc.destroy();
+  }
+}
+
 /** One page's text: pdfText ends each page with a form feed. */
 export function pageTexts(text: string): string[] {
   return text.split("\f").slice(0, -1);

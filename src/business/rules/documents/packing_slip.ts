@@ -7,7 +7,7 @@
  */
 import { detailRows, table } from "../../../domain/documents/blocks.ts";
 import type { PageWriter } from "../../../domain/documents/page_writer.ts";
-import { clippedLines, dateTime } from "../../../domain/documents/text.ts";
+import { clip, clippedLines, dateTime } from "../../../domain/documents/text.ts";
 import { sumMinor } from "../../../domain/money.ts";
 import {
   missingOf,
@@ -54,10 +54,14 @@ function missingLines(w: PageWriter, f: TripFacts, prices: boolean): void {
   if (missing.length === 0) return;
   w.gap(4);
   w.text("Missing (refunded)", { font: w.fonts.bold, size: 10 });
+  const font = w.fonts.regular;
   for (const i of missing) {
     const amount = amountOf(i, missingOf(i));
     const refund = prices && amount !== null ? `: ${money(amount, f.currency)} refunded` : "";
-    w.text(`${missingOf(i)} x ${i.name}${refund}`, { size: 9 });
+    const count = `${missingOf(i)} x `;
+    // spec: business 4.1 missing (refunded): a long name is cut, never the refund beside it.
+    const room = w.width - font.widthOfTextAtSize(`${count}${refund}`, 9);
+    w.text(`${count}${clip(i.name, font, 9, room)}${refund}`, { size: 9 });
   }
 }
 
