@@ -4,8 +4,11 @@
  * refund's amount, a page count) is never the part cut off.
  */
 import assert from "node:assert/strict";
-import { orderItems } from "../../../src/business/rules/documents/facts.ts";
+import { orderItems, PACKING_SLIP_DEFAULTS } from "../../../src/business/rules/documents/facts.ts";
 import { packingSlipPdf } from "../../../src/business/rules/documents/packing_slip.ts";
+import { pickListPdf } from "../../../src/business/rules/documents/pick_list.ts";
+import { receiptPdf } from "../../../src/business/rules/documents/receipt.ts";
+import { waybillPdf } from "../../../src/business/rules/documents/waybill.ts";
 import { linesPastMargins, pdfText } from "../../helpers/pdf.ts";
 import { facts } from "./trip_documents_fixtures.ts";
 
@@ -29,5 +32,38 @@ Deno.test("packingSlipPdf() cuts a long missing item's name, never its refunded 
     const missing = all.find((l) => l.startsWith("2 x Extra large family pack"));
     assert.ok(missing, all.join("\n"));
     assert.match(missing, show_prices ? /\.\.\.: 20\.00 BWP refunded$/ : /\.\.\.$/);
+  }
+});
+
+/** spec: business 8: external_reference (the order number printed) is up to 80 characters. */
+const ORDER_NUMBER = "SO-" + "WM".repeat(38) + "X";
+const LONG_STORE = "Molapo Crossing Superstore and Pharmacy, Gaborone West ".repeat(3).trim();
+
+Deno.test("pickListPdf() keeps an 80-character order number and a long store's name on the page, with the page count", async () => {
+  const items = orderItems({
+    store_name: LONG_STORE,
+    items: [{ name: "Milk 2L", qty: 2 }, { name: "Bread", qty: 1, store: `${LONG_STORE} 2` }],
+  }, "BWP");
+  const pdf = await pickListPdf(facts({ order_number: ORDER_NUMBER, items }));
+  assert.deepEqual(linesPastMargins(pdf, MARGIN), []);
+  const all = lines(await pdfText(pdf));
+  assert.ok(
+    all.some((l) => l.startsWith("Store: Molapo Crossing") && l.endsWith("...")),
+    all.join("\n"),
+  );
+  assert.ok(all.some((l) => /\.\.\. - page 1 of 1$/.test(l)), all.join("\n"));
+});
+
+Deno.test("the trip documents keep an 80-character order number on the page, with the page count", async () => {
+  const f = facts({ order_number: ORDER_NUMBER });
+  const made = [
+    await packingSlipPdf({ facts: f, settings: PACKING_SLIP_DEFAULTS, pieces: 2 }),
+    await waybillPdf(f),
+    await receiptPdf(f),
+  ];
+  for (const pdf of made) {
+    assert.deepEqual(linesPastMargins(pdf, MARGIN), []);
+    const all = lines(await pdfText(pdf));
+    assert.ok(all.some((l) => / - page 1 of \d$/.test(l)), all.join("\n"));
   }
 });

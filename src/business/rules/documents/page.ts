@@ -8,11 +8,14 @@ import { footers } from "../../../domain/documents/blocks.ts";
 import { code128Modules } from "../../../domain/documents/barcode.ts";
 import { type Fonts, newDocument, saved } from "../../../domain/documents/draw.ts";
 import { a4RunningLayout, PageWriter } from "../../../domain/documents/page_writer.ts";
+import { clip } from "../../../domain/documents/text.ts";
 import { formatMinor } from "../../../domain/money.ts";
 import type { TripFacts } from "./facts.ts";
 
 export const MARGIN = 40;
 const BARCODE_HEIGHT = 44;
+/** The footer's type size (blocks.ts `footers`). */
+const FOOTER_SIZE = 8;
 /** Points per narrow bar at most: a short reference is not stretched past a scanner's liking. */
 const BARCODE_MODULE_MAX = 1.6;
 
@@ -35,8 +38,11 @@ export async function openDocument(title: string, f: TripFacts): Promise<Opened>
 /** A new page (of a document that runs on) headed `title` and the reference, with its bars. */
 export function titledPage(o: Opened, title: string, f: TripFacts, aside?: string): PageWriter {
   const w = new PageWriter(o.doc, o.fonts, a4RunningLayout(MARGIN, `${title} ${f.reference}`));
-  w.right(aside ?? f.reference, { size: 12, line: 18 });
-  w.text(title.toUpperCase(), { font: o.fonts.bold, size: 18 });
+  const heading = title.toUpperCase();
+  // spec: business 8: an order number runs to 80 characters: it is cut to the room left.
+  const room = w.width - o.fonts.bold.widthOfTextAtSize(heading, 18) - 20;
+  w.right(clip(aside ?? f.reference, o.fonts.bold, 12, room), { size: 12, line: 18 });
+  w.text(heading, { font: o.fonts.bold, size: 18 });
   w.gap(4);
   w.bars(code128Modules(f.reference), { height: BARCODE_HEIGHT, moduleMax: BARCODE_MODULE_MAX });
   w.text(f.reference, { font: o.fonts.mono, size: 11 });
@@ -46,9 +52,15 @@ export function titledPage(o: Opened, title: string, f: TripFacts, aside?: strin
 
 /** Footers on every page, then the bytes. */
 export async function finished(o: Opened, label: string): Promise<Uint8Array<ArrayBuffer>> {
+  const width = o.doc.getPage(0).getWidth() - 2 * MARGIN;
   footers(o.doc, o.fonts, {
     margin: MARGIN,
-    text: (page, pages) => `${label} - page ${page} of ${pages}`,
+    text: (page, pages) => {
+      // A long label is cut, never the page count after it.
+      const count = ` - page ${page} of ${pages}`;
+      const room = width - o.fonts.regular.widthOfTextAtSize(count, FOOTER_SIZE);
+      return `${clip(label, o.fonts.regular, FOOTER_SIZE, room)}${count}`;
+    },
   });
   return await saved(o.doc);
 }

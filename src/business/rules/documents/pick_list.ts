@@ -71,7 +71,8 @@ export async function pickListPdf(f: TripFacts): Promise<Uint8Array<ArrayBuffer>
     if (item.store !== store || store === undefined) {
       store = item.store;
       w.gap(6);
-      w.text(`Store: ${store ?? f.store_name ?? "-"}`, { font: w.fonts.bold, size: 11 });
+      const heading = `Store: ${store ?? f.store_name ?? "-"}`;
+      w.text(clip(heading, w.fonts.bold, 11, w.width), { font: w.fonts.bold, size: 11 });
       w.rule();
       line(w, HEADING, true);
     }
