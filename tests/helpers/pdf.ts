@@ -80,8 +80,10 @@ export function pdfText(bytes: Uint8Array): Promise<string> {
 }
 
 /**
- * The text lines drawn (even in part) outside the page less `margin` points on each side, as
- * `page n: text`: a line a reader of the printed page would find cut off at the edge.
+ * The text lines that run into the outer half of a `margin` on any side of a page, or off it, as
+ * `page n: text`: a line a reader of the printed page would find cut off at the edge. Half the
+ * margin is slack: MuPDF measures the standard fonts with its own metrics, which across a whole
+ * line come out a few points wider than what the writer fitted.
  */
 export function linesPastMargins(bytes: Uint8Array, margin: number): string[] {
   const doc = openPdf(bytes);
@@ -96,11 +98,10 @@ export function linesPastMargins(bytes: Uint8Array, margin: number): string[] {
             lines?: { bbox: { x: number; y: number; w: number; h: number }; text: string }[];
           }[];
         };
+        const slack = margin / 2;
         for (const l of json.blocks.flatMap((b) => b.lines ?? [])) {
           const { x, y, w, h } = l.bbox;
-          // MuPDF's JSON gives whole points: a line fitted to the margin may read a point past.
-          const inside = x >= x0 + margin - 1.5 && x + w <= x1 - margin + 1.5 && y >= y0 &&
-            y + h <= y1;
+          const inside = x >= x0 + slack && x + w <= x1 - slack && y >= y0 && y + h <= y1;
           if (!inside) past.push(`page ${i + 1}: ${l.text}`);
         }
       } finally {

@@ -19,6 +19,7 @@ import {
   CODE39_ALPHABET,
   decodeCode39Widths,
   drawnBarcode,
+  linesPastMargins,
   moduleWidths,
   pageTexts,
   pdfText,
@@ -174,6 +175,17 @@ Deno.test("labelPdf() and the slip keep one page per piece however long the text
     assert.equal(doc.getPageCount(), 2, make.name);
     assert.equal(drawnBarcode(doc, 1), `${WAYBILL}-2`);
   }
+});
+
+Deno.test("labelPdf() keeps a 40-character service code on the label, beside the courier's name", async () => {
+  // spec: courier 2.8 service level code; the courier's codes run to 40 characters.
+  const code = "express-overnight-documents-saturday-am";
+  const bytes = pdfOf(await labelPdf({ ...FACTS, service: { code, name: "Express" } }));
+  assert.deepEqual(linesPastMargins(bytes, 14), []);
+  const page = pageTexts(await pdfText(bytes))[0]!;
+  // The heading cuts the code; the service line below carries it whole.
+  assert.match(page.split("\n")[0]!, /^Kgalagadi Couriers\s+EXPRESS-.*\.\.\.$/, page);
+  assert.ok(page.includes(`Express (${code})`), page);
 });
 
 Deno.test("the client's documents repeat byte for byte for the same facts", async () => {

@@ -43,7 +43,8 @@ export async function labelPdf(facts: ShipmentFacts): Promise<DocumentResult> {
 
 function labelPage(w: PageWriter, facts: ShipmentFacts, piece: DocumentPiece, n: number) {
   const { regular, bold, mono } = w.fonts;
-  const service = facts.service.code.toUpperCase();
+  // A service level's code runs to 40 characters (courier 2.8): cut to half the label's width.
+  const service = clip(facts.service.code.toUpperCase(), bold, 14, w.width / 2);
   w.right(service, { size: 14, line: 11 });
   const serviceWidth = bold.widthOfTextAtSize(service, 14) + 10;
   w.text(clip(facts.courier_name, bold, 11, w.width - serviceWidth), { font: bold, size: 11 });
