@@ -193,11 +193,12 @@ function boundAt(text: string | undefined, edge: "start" | "end"): number | null
 
 const ExportQuery = z.object({
   from: Bound("start").optional().openapi({
-    description: "Created at or after: YYYY-MM-DD (from 00:00 UTC+2) or an ISO 8601 instant",
+    description: "Created at or after: YYYY-MM-DD (from 00:00 UTC+2) or an ISO 8601 time " +
+      "(read at UTC+2 without an offset)",
   }),
   to: Bound("end").optional().openapi({
     description: "Created at or before: YYYY-MM-DD (to the day's end, UTC+2) or an ISO 8601 " +
-      "instant",
+      "time (read at UTC+2 without an offset)",
   }),
   type: z.enum(["ride", "parcel"]).optional(),
   status: z.enum(TRIP_STATUSES).optional(),

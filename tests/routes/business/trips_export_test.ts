@@ -127,7 +127,7 @@ Deno.test("trips export: another business's trips never appear; a partner key is
     assert.equal(denied.body.code, "scope_denied");
   }));
 
-Deno.test("trips export: a day in from and to is the market's day (UTC+2) to the millisecond", () =>
+Deno.test("trips export: a day or a time without offset in from and to is the market's (UTC+2) to the millisecond", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     // 23:59:59.999 on 30 November in Gaborone, then midnight on 1 December there.
@@ -144,4 +144,7 @@ Deno.test("trips export: a day in from and to is the market's day (UTC+2) to the
     assert.deepEqual(await ids("?to=2026-11-30"), ["1"]);
     assert.deepEqual(await ids("?from=2026-12-01"), ["2"]);
     assert.deepEqual(await ids("?from=2026-11-30&to=2026-11-30"), ["1"]);
+    // spec: business 2.1: a time without an offset is read as UTC+2, not in the server's zone.
+    assert.deepEqual(await ids("?to=2026-11-30T23:59:59.999"), ["1"]);
+    assert.deepEqual(await ids("?from=2026-12-01T00:00"), ["2"]);
   }));
