@@ -3,6 +3,7 @@
  * a width, cut to a line or a number of lines, and dates as printed. Pure.
  */
 import type { PDFFont } from "pdf-lib";
+import { latinOf } from "./latin.ts";
 
 /** WinAnsi characters outside Latin-1 (0x80 to 0x9F): the standard fonts can draw these. */
 const WIN_ANSI_EXTRA = new Set(
@@ -17,7 +18,8 @@ function isWinAnsi(code: number): boolean {
 /**
  * Text the standard PDF fonts (WinAnsi) can draw: control characters and other spaces become
  * spaces, a letter with an accent WinAnsi lacks loses the accent (`ő` reads `o`), a compatibility
- * form becomes its plain one (`ﬁ` reads `fi`), anything else (`ł`, `中`, an emoji) is `?`.
+ * form becomes its plain one (`ﬁ` reads `fi`), a stroked Latin, Cyrillic or Greek letter its
+ * Latin (`ł` reads `l`, `Ж` `Zh`, `Θ` `Th`: latin.ts), anything else (`中`, an emoji) is `?`.
  */
 export function winAnsiText(text: string): string {
   let out = "";
@@ -28,8 +30,9 @@ export function winAnsiText(text: string): string {
     } else if (/[\s\p{Cc}]/u.test(ch)) {
       out += " ";
     } else {
-      const base = ch.normalize("NFKD").replace(/\p{M}+/gu, "");
-      out += base.length > 0 && [...base].every((b) => isWinAnsi(b.codePointAt(0)!)) ? base : "?";
+      const base = [...ch.normalize("NFKD").replace(/\p{M}+/gu, "")];
+      const latin = base.map((b) => isWinAnsi(b.codePointAt(0)!) ? b : latinOf(b));
+      out += base.length > 0 && latin.every((l) => l !== null) ? latin.join("") : "?";
     }
   }
   return out;

@@ -205,7 +205,7 @@ Deno.test("winAnsiText() keeps what Helvetica draws and replaces the rest", asyn
   assert.equal(winAnsiText("Café Ørsted – “Neo” €5"), "Café Ørsted – “Neo” €5");
   assert.equal(winAnsiText("Őrs Dvořák"), "Ors Dvorák");
   assert.equal(winAnsiText("ﬁle"), "file");
-  assert.equal(winAnsiText("Łódź 中国 😀"), "?ódz ?? ?");
+  assert.equal(winAnsiText("Łódź 中国 😀"), "Lódz ?? ?");
   assert.equal(winAnsiText("line\nnext\ttab\u2028end"), "line next tab end");
 
   // Every code point of the Basic Multilingual Plane comes out drawable, one way or another.
