@@ -67,3 +67,29 @@ Deno.test("the trip documents keep an 80-character order number on the page, wit
     assert.ok(all.some((l) => / - page 1 of \d$/.test(l)), all.join("\n"));
   }
 });
+
+Deno.test("packingSlipPdf() prints unit prices and amounts of thousands and more whole, with their currency", async () => {
+  const items = orderItems({
+    items: [
+      { name: "Samsung 55 inch TV", qty: 2, qty_packed: 2, unit_price: 4999 },
+      { name: "Fridge", qty: 1, qty_packed: 1, unit_price: 12999.99 },
+      { name: "Generator", qty: 3, qty_packed: 2, unit_price: 1250000.5 },
+    ],
+  }, "BWP");
+  const pdf = await packingSlipPdf({
+    facts: facts({ items }),
+    settings: { show_prices: true, returns_note: null },
+    pieces: 1,
+  });
+  assert.deepEqual(linesPastMargins(pdf, MARGIN), []);
+  const all = lines(await pdfText(pdf));
+  for (
+    const want of [
+      "Samsung 55 inch TV 2 2 - 4999.00 BWP 9998.00 BWP",
+      "Fridge 1 1 - 12999.99 BWP 12999.99 BWP",
+      "Generator 3 2 - 1250000.50 BWP 2500001.00 BWP",
+      "1 x Generator: 1250000.50 BWP refunded",
+      "Goods total 2522998.99 BWP",
+    ]
+  ) assert.ok(all.includes(want), `${want} in\n${all.join("\n")}`);
+});

@@ -19,6 +19,14 @@ import {
 import { finished, money, openDocument, signatureLine, titledPage } from "./page.ts";
 
 const LABEL_WIDTH = 110;
+/** The items table's type size. */
+const SIZE = 9;
+/**
+ * A money column's width bounds, in points: at least as wide as the column always was, at most
+ * an amount of 15 digits with its currency (an item's price is the shop's, of any size).
+ */
+const MONEY_COLUMN_MIN = 55;
+const MONEY_COLUMN_MAX = 110;
 
 export interface PackingSlipInput {
   readonly facts: TripFacts;
@@ -32,19 +40,32 @@ function amountOf(i: OrderItem, qty: number): number | null {
   return i.unit_price_minor === null ? null : i.unit_price_minor * qty;
 }
 
+/** The table's columns: with prices, the two money columns as wide as their widest amount. */
+function itemColumns(w: PageWriter, money: readonly string[]): number[] {
+  if (money.length === 0) return [0, 250, 310, 370];
+  const widest = Math.max(...money.map((m) => w.fonts.regular.widthOfTextAtSize(m, SIZE)));
+  // Each money column: its widest amount and the gap after it, at most MONEY_COLUMN_MAX.
+  const column = Math.min(MONEY_COLUMN_MAX, Math.max(MONEY_COLUMN_MIN, widest + 8));
+  const unit = w.width - 2 * column;
+  return [0, unit - 200, unit - 155, unit - 110, unit, unit + column];
+}
+
 function itemsTable(w: PageWriter, f: TripFacts, prices: boolean): void {
   const price = (minor: number | null) => (minor === null ? "-" : money(minor, f.currency));
+  const priced = f.items.map((
+    i,
+  ) => [price(i.unit_price_minor), price(amountOf(i, i.qty_packed ?? i.qty))]);
   table(w, {
-    columns: prices ? [0, 190, 240, 290, 400, 460] : [0, 250, 310, 370],
+    columns: itemColumns(w, prices ? priced.flat() : []),
     heading: ["Item", "Ordered", "Packed", "Substitution", ...(prices ? ["Unit", "Amount"] : [])],
-    size: 9,
-    rows: f.items.map((i) => [
+    size: SIZE,
+    rows: f.items.map((i, n) => [
       i.name,
       String(i.qty),
       // spec: business 4.1: without qty_packed the packed column stays blank.
       i.qty_packed === null ? "" : String(i.qty_packed),
       i.substitute ?? "-",
-      ...(prices ? [price(i.unit_price_minor), price(amountOf(i, i.qty_packed ?? i.qty))] : []),
+      ...(prices ? priced[n]! : []),
     ]),
   });
 }
