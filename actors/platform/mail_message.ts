@@ -23,8 +23,11 @@ export interface MailMessage {
 
 export type MailMessageState = MailMessage | null;
 
-/** The index of messages by id, read by prefix (`<business>:`) to list a business's messages. */
-export const MAIL_BY_ID = "mail_message_id";
+/**
+ * The index of a business's messages newest first, read by prefix (`<business>:`): its keys sort
+ * as text in the order of a list, newest first, so a page reads only its own entries (mailKey).
+ */
+export const MAIL_NEWEST_FIRST = "mail_message_newest";
 
 export type MailMessageCommand =
   | { kind: "record"; message: Omit<MailMessage, "created_at"> }
@@ -40,7 +43,7 @@ export const mailMessageActor: ActorDefinition<
 > = {
   type: "mail_message",
   noun: "e-mail",
-  version: 2,
+  version: 3,
   initial: null,
   load,
   decide(state, command, ctx) {
@@ -64,11 +67,28 @@ export const mailMessageActor: ActorDefinition<
   evolve(_state, event) {
     return withChannel(event.message);
   },
-  // Ids begin with the business they are about (`<business>:...`): its messages by prefix.
-  indexes: (s) => s === null ? [] : [{ index: MAIL_BY_ID, key: s.id }],
-  indexesChangedAt: 2,
+  indexes: (s) => s === null ? [] : [{ index: MAIL_NEWEST_FIRST, key: mailKey(s) }],
+  // Version 2 keyed entries by id, whose log position sorts as text (10 before 9): rewritten.
+  indexesChangedAt: 3,
   project: (s) => s === null ? null : { ...s, created_at: new Date(s.created_at).toISOString() },
 };
+
+/**
+ * `<business>:<time>:<position>:<id>`, time and position each counted down from the largest safe
+ * integer in 16 digits, so a later message, or one of a later log position in the same
+ * millisecond, sorts first. Ids begin with the business (`<business>:...`) and end in the
+ * position in the log that caused them (`:security:<seq>`).
+ */
+function mailKey(m: MailMessage): string {
+  const business = m.id.slice(0, m.id.indexOf(":"));
+  const position = Number(/(\d+)$/.exec(m.id)?.[1] ?? 0);
+  return `${business}:${countdown(m.created_at)}:${countdown(position)}:${m.id}`;
+}
+
+/** `n` (a whole number, 0 to the largest safe integer) as text sorting in descending order. */
+function countdown(n: number): string {
+  return String(Number.MAX_SAFE_INTEGER - Math.min(n, Number.MAX_SAFE_INTEGER)).padStart(16, "0");
+}
 
 /** Version 1 (and its events) had e-mail only, queued for a sender. */
 function withChannel(m: MailMessage): MailMessage {

@@ -4,7 +4,7 @@
  * channel, and why it did not. Today these are the owner's security e-mails (5.6).
  */
 import {
-  MAIL_BY_ID,
+  MAIL_NEWEST_FIRST,
   type MailMessage,
   mailMessageActor,
 } from "../../../actors/platform/mail_message.ts";
@@ -21,13 +21,11 @@ export async function sandboxMessages(
   limit: number,
 ): Promise<MailMessage[]> {
   refuseUnlessSandbox(deps.name, "GET /business/sandbox/messages");
-  // The index is read whole up to the bound, then the newest kept (ids end in a log position).
-  const found = await deps.runtime.lookupPrefix(MAIL_BY_ID, `${businessId}:`, 1_000);
+  // The index sorts newest first (mailKey): the page is its first `limit` entries.
+  const found = await deps.runtime.lookupPrefix(MAIL_NEWEST_FIRST, `${businessId}:`, limit);
   const read = await Promise.all(found.map(async ({ target }) => {
     const r = await deps.runtime.read(mailMessageActor, target.tenant, target.id, { kind: "get" });
     return r.ok ? r.reply ?? null : null;
   }));
-  return read.filter((m): m is MailMessage => m !== null && m.id.startsWith(`${businessId}:`))
-    .sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id))
-    .slice(0, limit);
+  return read.filter((m): m is MailMessage => m !== null);
 }
