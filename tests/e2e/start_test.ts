@@ -1,9 +1,17 @@
 /**
  * `deno task start` as a user runs it: live and sandbox on their own ports, with their own KV
- * files, schemas and keys; a key of one is refused by the other; state survives a restart.
+ * files, schemas and keys; a key of one is refused by the other; state survives a restart. As the
+ * README runs it, on the embedded defaults (PGlite under DATA_DIR, the in-process bus) whatever
+ * the test's environment names; and, when it names real servers, once more on those (each
+ * environment its own schema of one Postgres, one NATS).
  */
 import assert from "node:assert/strict";
-import { OPERATOR_TOKEN, startServer as start } from "../helpers/server_process.ts";
+import {
+  OPERATOR_TOKEN,
+  REAL_SERVERS,
+  startOnStores,
+  type StartOptions,
+} from "../helpers/server_process.ts";
 
 async function call(
   base: string,
@@ -32,9 +40,24 @@ function newBusiness(email: string) {
   };
 }
 
-Deno.test("start: live and sandbox are separate environments and refuse each other's keys", async () => {
+Deno.test("start: on the embedded defaults live and sandbox are separate environments and refuse each other's keys", () =>
+  liveAndSandboxApart({ how: "task", embedded: true }, ["live", "sandbox"]));
+
+Deno.test({
+  name: "start: on DATABASE_URL and NATS_URL live and sandbox are separate environments and " +
+    "refuse each other's keys",
+  ignore: !REAL_SERVERS,
+  fn: () => liveAndSandboxApart({ how: "task" }, []),
+});
+
+/**
+ * Started with `options`, live and sandbox apart, and still so after a restart; `pglite` the
+ * environments whose query side is PGlite under DATA_DIR, as the settings make it.
+ */
+async function liveAndSandboxApart(options: StartOptions, pglite: string[]) {
   const dataDir = await Deno.makeTempDir();
   const suffix = crypto.randomUUID().slice(0, 8);
+  const start = (dir: string) => startOnStores(dir, options, pglite);
   let server = await start(dataDir);
   try {
     const live = await call(
@@ -108,4 +131,4 @@ Deno.test("start: live and sandbox are separate environments and refuse each oth
     await server.stop();
     await Deno.remove(dataDir, { recursive: true });
   }
-});
+}

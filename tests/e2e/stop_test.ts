@@ -2,10 +2,18 @@
  * Stopping: SIGTERM to the process the user started stops the server whichever way it was
  * started (`deno task start`, or under `npx`, which dies on SIGTERM without passing it on): its
  * port is freed within a bound. Ctrl-C (SIGINT) stops it the same way, finishing the requests under
- * way (issue 35 item 6).
+ * way (issue 35 item 6). On the embedded defaults the README's `deno task start` runs (PGlite
+ * under DATA_DIR, the in-process bus) whatever the test's environment names; the first stop once
+ * more on real servers (Postgres and NATS) when it names them.
  */
 import assert from "node:assert/strict";
-import { OPERATOR_TOKEN, startServer } from "../helpers/server_process.ts";
+import {
+  OPERATOR_TOKEN,
+  REAL_SERVERS,
+  type Server,
+  startOnStores,
+  type StartOptions,
+} from "../helpers/server_process.ts";
 
 /** A bound well above a clean stop (under a second) and well below a hang. */
 const STOP_MS_MAX = 20_000;
@@ -29,31 +37,51 @@ async function waitFree(port: number): Promise<boolean> {
   return false;
 }
 
+/** The server on the embedded defaults, whatever the test's environment names. */
+function startEmbedded(dataDir: string, options: StartOptions = {}): Promise<Server> {
+  return startOnStores(dataDir, { ...options, embedded: true }, ["live", "sandbox"]);
+}
+
 const ways = [["task", "SIGTERM"], ["wrapped-task", "SIGTERM"], ["task", "SIGINT"]] as const;
 for (const [how, signal] of ways) {
   const started = how === "task" ? "deno task start" : "a wrapper such as npx";
   Deno.test(`start: ${signal} to ${started} stops the server and frees its port`, async () => {
     const dataDir = await Deno.makeTempDir();
-    const server = await startServer(dataDir, { how });
-    try {
-      server.child.kill(signal);
-      assert.equal(await waitFree(server.livePort), true, "the live port is still taken");
-      const answered = await fetch(`${server.live}/health`).then(async (r) => {
-        await r.body?.cancel();
-        return true;
-      }, () => false);
-      assert.equal(answered, false, `the server still answers after ${signal}`);
-    } finally {
-      await server.stop();
-      await Deno.remove(dataDir, { recursive: true });
-    }
+    await stopsAndFrees(dataDir, await startEmbedded(dataDir, { how }), signal);
   });
+}
+
+Deno.test({
+  name: "start: SIGTERM to deno task start on DATABASE_URL and NATS_URL stops the server and " +
+    "frees its port",
+  ignore: !REAL_SERVERS,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir();
+    const server = await startOnStores(dataDir, { how: "task" }, []);
+    await stopsAndFrees(dataDir, server, "SIGTERM");
+  },
+});
+
+/** `signal` to the server frees its port and ends its answers within STOP_MS_MAX. */
+async function stopsAndFrees(dataDir: string, server: Server, signal: Deno.Signal) {
+  try {
+    server.child.kill(signal);
+    assert.equal(await waitFree(server.livePort), true, "the live port is still taken");
+    const answered = await fetch(`${server.live}/health`).then(async (r) => {
+      await r.body?.cancel();
+      return true;
+    }, () => false);
+    assert.equal(answered, false, `the server still answers after ${signal}`);
+  } finally {
+    await server.stop();
+    await Deno.remove(dataDir, { recursive: true });
+  }
 }
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`stop: a request under way when ${signal} comes is answered, then the server exits`, async () => {
     const dataDir = await Deno.makeTempDir();
-    const server = await startServer(dataDir);
+    const server = await startEmbedded(dataDir);
     try {
       // A body the test is still sending: the request is under way until the test ends it.
       let sendRest!: () => void;

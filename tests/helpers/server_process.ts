@@ -122,6 +122,42 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
 }
 
 /**
+ * The server started with `options`, checked to run on the stores meant: `pglite` the environments
+ * whose query side is then PGlite under DATA_DIR, as on the embedded defaults (none on
+ * DATABASE_URL). A server on other stores is stopped and the check fails.
+ */
+export async function startOnStores(
+  dataDir: string,
+  options: StartOptions,
+  pglite: readonly string[],
+): Promise<Server> {
+  const server = await startServer(dataDir, options);
+  try {
+    assert.deepEqual(await pgliteEnvironments(dataDir), pglite, "not on the stores meant");
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
+  return server;
+}
+
+/** The environments whose query side is PGlite under DATA_DIR (`<DATA_DIR>/<name>/pg`, main.ts). */
+async function pgliteEnvironments(dataDir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of ["live", "sandbox"]) {
+    try {
+      if ((await Deno.stat(`${dataDir}/${name}/pg`)).isDirectory) found.push(name);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  return found;
+}
+
+/** Whether the test's environment names real servers (Postgres and NATS) to run a server on. */
+export const REAL_SERVERS = Deno.env.has("DATABASE_URL") && Deno.env.has("NATS_URL");
+
+/**
  * The in-process env's `call` and `createBusiness` (test_env.ts) over HTTP to a server's `base`,
  * so the setup helpers (courier.ts) build what they build on a server process too.
  */
