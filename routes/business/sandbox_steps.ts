@@ -64,7 +64,8 @@ export function sandboxStepsRoutes(api: Api): void {
       "checks the ID of an age-restricted trip, attaches a proof photo and signature and the COD " +
       "(cod_collected_amount, else the declared amount); cancel_by_driver ends the trip " +
       "cancelled by the driver (no other driver takes it in the sandbox). `webhooks` are the " +
-      "events the step added to the trip's webhooks, with their delivery status as now known. " +
+      "events the step's own change added to the trip's webhooks (never another request's on " +
+      "the same trip), with their delivery status as now known. " +
       "`step`, `trip` and `webhooks` are answered at the top level, as the Business API writes " +
       "the answer, and the same under `data` (with `environment`): read either.",
     tag,

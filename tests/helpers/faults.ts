@@ -158,6 +158,28 @@ export function holdAsk(
 }
 
 /**
+ * Runs `between` once, right after the next ask of the runtime that `picks` chooses is answered
+ * and before its caller hears the answer: another request's commit landing just after that one,
+ * while the caller's flow goes on. Every other ask goes through as it is.
+ */
+export function afterAsk(
+  runtime: ActorRuntime,
+  picks: (type: string, command: unknown) => boolean,
+  between: () => Promise<unknown>,
+): void {
+  let armed = true;
+  const ask = runtime.ask.bind(runtime);
+  runtime.ask = (async (...args: Parameters<typeof ask>) => {
+    const [def, , , command] = args;
+    const mine = armed && picks(def.type, command);
+    if (mine) armed = false;
+    const answer = await ask(...args);
+    if (mine) await between();
+    return answer;
+  }) as typeof runtime.ask;
+}
+
+/**
  * Fails every ask of the runtime that `picks` chooses, before it reaches its actor, until the
  * answer is called: as a process dying before that step leaves the work, each time, so the
  * caller's chain of asks stops there. Every other ask goes through.

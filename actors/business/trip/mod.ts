@@ -3,7 +3,7 @@
  * Every status change happens here, one command at a time, and adds its webhook to the outbox in
  * the same commit (outbox.ts).
  */
-import type { ActorDefinition } from "../../../src/runtime/actor.ts";
+import type { ActorDefinition, Decision } from "../../../src/runtime/actor.ts";
 import { decideTrip } from "./decide.ts";
 import { evolveTrip } from "./evolve.ts";
 import { tripOutbox } from "./outbox.ts";
@@ -59,6 +59,25 @@ function acceptancesBefore(t: Partial<Trip>): number {
   return accepted || (t.dispatch?.excluded.length ?? 0) > 0 ? 1 : 0;
 }
 
+/**
+ * A decision that records events answers where they landed in the trip's log (TripReply
+ * `commit`), so a flow can tell its own commit's events from those of others committed around it.
+ */
+function withCommit(
+  d: Decision<TripState, TripEvent, TripReply>,
+): Decision<TripState, TripEvent, TripReply> {
+  if (!d.ok || d.events.length === 0 || d.reply === undefined) return d;
+  const reply = d.reply, recorded = d.events.length;
+  return {
+    ...d,
+    reply: (next, at) => {
+      const r = reply(next, at);
+      if (r.phase !== "booked" || at === undefined) return r;
+      return { ...r, commit: { first_seq: at.seq - recorded + 1, last_seq: at.seq } };
+    },
+  };
+}
+
 export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
   type: "business_trip",
   noun: "trip",
@@ -92,7 +111,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
       },
     };
   },
-  decide: decideTrip,
+  decide: (state, command, ctx) => withCommit(decideTrip(state, command, ctx)),
   evolve: evolveTrip,
   outbox: tripOutbox,
   // Nobody downstream reacts to a booking in progress (its claim, release or stall go by the

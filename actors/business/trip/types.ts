@@ -402,6 +402,12 @@ export type DispatchCommand =
   | { kind: "time_dispatch"; times: DispatchTimes };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
+/** The events one commit recorded: its first and last sequence numbers in the trip's log. */
+export interface TripCommit {
+  readonly first_seq: number;
+  readonly last_seq: number;
+}
+
 export type TripReply =
   | { readonly phase: "free" }
   | {
@@ -413,6 +419,11 @@ export type TripReply =
   | {
     readonly phase: "booked";
     readonly trip: Trip;
+    /**
+     * The log positions of the events the answered command's commit recorded; absent when it
+     * recorded none (a read, a retry that changed nothing). A replay answers the first's.
+     */
+    readonly commit?: TripCommit;
     /** The booking's body fingerprint: only the `claim_state` read answers it. */
     readonly fingerprint?: string;
     readonly replayed?: boolean;

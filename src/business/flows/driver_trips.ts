@@ -11,6 +11,7 @@ import {
   type Trip,
   TRIP_REFERENCE_INDEX,
   tripActor,
+  type TripCommit,
 } from "../../../actors/business/trip/mod.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -121,6 +122,24 @@ export async function keptDriverAction(
   idempotencyKey: string,
 ): Promise<Trip | null> {
   return await keptTrip(deps, reference, actionKey(driverId, idempotencyKey));
+}
+
+/**
+ * Where the events of the driver's action asked under `idempotencyKey` landed in the trip's log;
+ * null when it recorded none (or was never committed).
+ */
+export async function driverActionCommit(
+  deps: Pick<Deps, "runtime">,
+  driverId: string,
+  reference: string,
+  idempotencyKey: string,
+): Promise<TripCommit | null> {
+  const kept = await deps.runtime.replyUnder(
+    tripActor,
+    reference,
+    actionKey(driverId, idempotencyKey),
+  );
+  return kept?.reply.phase === "booked" ? kept.reply.commit ?? null : null;
 }
 
 /** spec: business 3.1 via CONTRACT "Driver app": one action of the driver on their trip. */

@@ -3,13 +3,15 @@
  * {step}. A step is the driver app's command given by the trip's simulated driver, never a second
  * implementation: assign_driver is the offer and its acceptance (sandbox_driver.ts), the other
  * eight are driverTripAction as that driver, so every refusal a real driver meets is met here.
- * The answer names the webhooks the step's commits added to the trip's outbox.
+ * The answer names the webhooks the step's own commit added to the trip's outbox: never those of
+ * another commit on the trip around it (a concurrent step, the business's cancellation).
  */
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import {
   type Trip,
   TRIP_NUMBER_INDEX,
   tripActor,
+  type TripCommit,
   type TripEvent,
 } from "../../../actors/business/trip/mod.ts";
 import { formatMinor } from "../../domain/money.ts";
@@ -28,6 +30,7 @@ import {
 import { webhookEventId } from "../rules/webhook_envelope.ts";
 import { BUSINESS_WEBHOOK_OUTBOX, type BusinessWebhookItem } from "../rules/webhook_events.ts";
 import {
+  driverActionCommit,
   type DriverActionInput,
   driverTripAction,
   keptDriverAction,
@@ -70,9 +73,10 @@ export async function sandboxStep(
 ): Promise<StepOutcome> {
   refuseUnlessSandbox(deps.name, "POST /business/sandbox/trips/{reference}/{step}");
   const before = await sandboxTrip(deps, business, reference);
-  const seq = await lastSeq(deps, before.reference);
-  const trip = await takeStep(deps, before, step, input);
-  return { step, trip, webhooks: await stepWebhooks(deps, trip, seq) };
+  const key = stepKey(input.idempotency_key);
+  const trip = await takeStep(deps, before, step, input, key);
+  const commit = await stepCommit(deps, { before, trip, step, key });
+  return { step, trip, webhooks: commit === null ? [] : await stepWebhooks(deps, trip, commit) };
 }
 
 /** The step alone, without its webhooks: the autopilot's (its trip found by its reference). */
@@ -105,7 +109,14 @@ async function sandboxTrip(deps: D, business: string, given: string): Promise<Tr
   refuse("not_found", `trip not found: ${given}`);
 }
 
-async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput): Promise<Trip> {
+/** The step as the simulated driver; `key` the driver app's key of its action (stepKey). */
+async function takeStep(
+  deps: D,
+  trip: Trip,
+  step: SandboxStep,
+  input: StepInput,
+  key = stepKey(input.idempotency_key),
+): Promise<Trip> {
   if (step === "assign_driver") return await assignSimulatedDriver(deps, trip);
   const first = await replayedStep(deps, trip, input);
   if (first !== null) return first;
@@ -119,7 +130,7 @@ async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput
       `complete_return needs a failed delivery or a refused ID first: ${trip.reference}`,
     );
   }
-  const action = actionInput(trip, step, input);
+  const action = actionInput(trip, step, input, key);
   // The simulated driver has no other driver behind them: their cancellation ends the trip.
   return await driverTripAction(deps, driverId, trip.reference, step, action, {
     redispatch: false,
@@ -149,8 +160,8 @@ function actionInput(
   trip: Trip,
   step: Exclude<SandboxStep, "assign_driver">,
   input: StepInput,
+  idempotency_key: string,
 ): DriverActionInput {
-  const idempotency_key = stepKey(input.idempotency_key);
   switch (step) {
     case "pick_up":
       return { idempotency_key, force_reason: SIMULATED_SCAN_REASON };
@@ -194,17 +205,42 @@ function simulatedProof(field: ProofUpload["field"]): ProofUpload {
   return { field, name: `sandbox_${field}.png`, content_type: "image/png", bytes: SIMULATED_PNG };
 }
 
-async function lastSeq(deps: D, reference: string): Promise<number> {
-  let seq = 0;
-  for await (const e of deps.runtime.events(tripActor, reference)) seq = e.seq;
-  return seq;
+/** A step taken: the trip before and after it, and the driver app's key of its action. */
+interface Taken {
+  readonly before: Trip;
+  readonly trip: Trip;
+  readonly step: SandboxStep;
+  readonly key: string;
 }
 
-/** The webhooks the trip's outbox took from the events committed after `afterSeq`. */
-async function stepWebhooks(deps: D, trip: Trip, afterSeq: number): Promise<StepWebhook[]> {
+/** Where the step's own commit landed in the trip's log; null when it committed nothing. */
+async function stepCommit(deps: D, taken: Taken): Promise<TripCommit | null> {
+  const { before, trip, step, key } = taken;
+  if (step !== "assign_driver") {
+    const driverId = before.driver?.id ?? simulatedDriverId(before.business_id, before);
+    return await driverActionCommit(deps, driverId, trip.reference, key);
+  }
+  // Already the simulated driver's: the step changed nothing.
+  if (trip.driver === null || before.driver?.id === trip.driver.id) return null;
+  // The acceptance that gave the trip its driver (offer answered, or the batch's lead followed),
+  // one event in a commit of its own (trip drive.ts acceptTrip): the driver's latest.
+  let found: TripCommit | null = null;
+  for await (const e of deps.runtime.events(tripActor, trip.reference)) {
+    const event = e.event as TripEvent;
+    if (
+      event.kind === "trip_accepted" && event.driver.id === trip.driver.id &&
+      (event.acceptance === undefined || event.acceptance === trip.acceptances)
+    ) found = { first_seq: e.seq, last_seq: e.seq };
+  }
+  return found;
+}
+
+/** The webhooks the trip's outbox took from the events of the step's `commit`. */
+async function stepWebhooks(deps: D, trip: Trip, commit: TripCommit): Promise<StepWebhook[]> {
   const state = { phase: "booked" as const, trip, fingerprint: "" };
   const items: BusinessWebhookItem[] = [];
-  for await (const e of deps.runtime.events(tripActor, trip.reference, afterSeq + 1)) {
+  for await (const e of deps.runtime.events(tripActor, trip.reference, commit.first_seq)) {
+    if (e.seq > commit.last_seq) break;
     for (const add of tripActor.outbox?.(e.event as TripEvent, state) ?? []) {
       if (add.outbox === BUSINESS_WEBHOOK_OUTBOX) items.push(add.payload as BusinessWebhookItem);
     }
