@@ -6,7 +6,7 @@
 import type { Recipient } from "../../actors/platform/outbound_event/mod.ts";
 import type { OutboundDeliveryOptions } from "./reactors/deliver.ts";
 import type { AlertCallback } from "./reactors/outbound_alerts.ts";
-import type { DeliveryTarget, LocalReceivers } from "./reactors/outbound_attempt.ts";
+import type { AttemptBody, DeliveryTarget, LocalReceivers } from "./reactors/outbound_attempt.ts";
 
 /** Where a recipient's events go now: null, none is set; undefined, not this feature's. */
 export type TargetResolver = (
@@ -18,6 +18,8 @@ export interface DeliveryHook {
   readonly targets?: TargetResolver;
   /** Target URLs that name a receiver built into the service (the sandbox inbox). */
   readonly receivers?: LocalReceivers;
+  /** The body of an attempt of this feature's events, renewed at each attempt (shopping 6). */
+  readonly bodies?: AttemptBody;
   readonly onFailed?: AlertCallback;
   readonly onEndpointMissing?: AlertCallback;
   readonly onDeliveredAfterWait?: AlertCallback;
@@ -26,7 +28,7 @@ export interface DeliveryHook {
 
 type Callbacks = Pick<
   OutboundDeliveryOptions,
-  "targets" | "receivers" | AlertName
+  "targets" | "receivers" | "bodyOf" | AlertName
 >;
 
 type AlertName = "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait";
@@ -53,6 +55,13 @@ export class DeliveryHooks {
         for (const h of this.#hooks) {
           const receiver = h.receivers?.(tenant, url);
           if (receiver) return receiver;
+        }
+        return undefined;
+      },
+      bodyOf: async (tenant, event) => {
+        for (const h of this.#hooks) {
+          const body = await h.bodies?.(tenant, event);
+          if (body !== undefined) return body;
         }
         return undefined;
       },

@@ -13,6 +13,7 @@ import { shoppingDecisionRoutes } from "../../routes/shopping/decisions.ts";
 import { shopperRoutes } from "../../routes/shopping/driver.ts";
 import { sandboxShopperRoutes } from "../../routes/shopping/sandbox.ts";
 import type { Feature } from "../feature.ts";
+import { bodyWithRenewedLinks } from "./flows/link_renewal.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
@@ -32,8 +33,12 @@ export const shoppingFeature: Feature = {
     shoppingLinkRoutes,
   ],
   start(deps) {
-    // spec: shopping 6: the business's shopping webhook, resolved at every attempt.
-    platformServices(deps).delivery.add({ targets: shoppingWebhookTargets(deps.runtime) });
+    // spec: shopping 6: the business's shopping webhook, resolved at every attempt; the signed
+    // links of an event valid receipt_url_ttl_minutes from each attempt, not from its making.
+    platformServices(deps).delivery.add({
+      targets: shoppingWebhookTargets(deps.runtime),
+      bodies: (tenant, event) => bodyWithRenewedLinks(deps, tenant, event),
+    });
     // spec: shopping 2.3, 6: each store change's events made once its commit is done; business
     // 6: the collected basket's event to the business webhook once the order's commit is done.
     return {

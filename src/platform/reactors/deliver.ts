@@ -43,6 +43,7 @@ import type { Resolve } from "../../outbound/url_guard.ts";
 import { type AlertCallbacks, alertsOf, type DueAlert } from "./outbound_alerts.ts";
 import { type AttemptObserver, observeAttempt, observeEventFailed } from "./outbound_log.ts";
 import {
+  type AttemptBody,
   type AttemptDeps,
   type DeliveryTarget,
   type LocalReceivers,
@@ -84,6 +85,8 @@ export interface OutboundDeliveryOptions
   readonly targets?: TargetLookup;
   /** Target URLs that name a receiver built into the service (the sandbox inbox). */
   readonly receivers?: LocalReceivers;
+  /** The body of each attempt, where a feature renews part of it (shopping 6's links). */
+  readonly bodyOf?: AttemptBody;
   /** The engine's bounds; the production ones (delivery_limits.ts) for any not given. */
   readonly limits?: Partial<DeliveryLimits>;
   /**
@@ -135,6 +138,7 @@ export class OutboundDelivery {
       resolve: options.resolve,
       targets: options.targets,
       receivers: options.receivers,
+      bodyOf: options.bodyOf,
     };
     // The alerts of many events are raised side by side (their export lookups share one
     // statement), one event's changes still in order; a deferred try raises the alerts only: the

@@ -47,6 +47,12 @@ export interface LocalDelivery {
 /** The built-in receiver a target URL names, if any; undefined: the URL is a network one. */
 export type LocalReceivers = (tenant: string, url: string) => LocalReceiver | undefined;
 
+/**
+ * The body one attempt sends and signs, when a feature renews part of it at each attempt (links
+ * valid from receipt, shopping 6); undefined: the event's body as made, byte for byte.
+ */
+export type AttemptBody = (tenant: string, event: SendableEvent) => Promise<string | undefined>;
+
 /** What an attempt is made with. */
 export interface AttemptDeps {
   /** The environment's data key, to unseal signing secrets for the moment of signing. */
@@ -62,6 +68,8 @@ export interface AttemptDeps {
   readonly targets?: TargetLookup | undefined;
   /** Targets that name a built-in receiver: signed as any, handed over instead of sent. */
   readonly receivers?: LocalReceivers | undefined;
+  /** The body of each attempt, where a feature renews part of it; else the event's own. */
+  readonly bodyOf?: AttemptBody | undefined;
 }
 
 /** What an attempt sends of an event: made (an actor's) or about to be (an outbox item's). */
@@ -86,8 +94,14 @@ export async function sendAttempt(
     return failed(null, `target_lookup_failed: ${messageOf(e)}`);
   }
   if (target === null) return { result: "no_endpoint" };
+  let sent: SendableEvent;
+  try {
+    sent = await attemptBodyOf(deps, tenant, event);
+  } catch (e) {
+    return failed(null, `body_failed: ${messageOf(e)}`);
+  }
   const local = deps.receivers?.(tenant, target.url);
-  if (local) return await receiveLocally(deps, tenant, event, target, attemptId, local);
+  if (local) return await receiveLocally(deps, tenant, sent, target, attemptId, local);
   let allowedPorts: readonly number[];
   try {
     allowedPorts = (await deps.allowedPorts?.()) ?? [];
@@ -104,11 +118,21 @@ export async function sendAttempt(
   if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
   let headers: Record<string, string>;
   try {
-    headers = await signedHeaders(deps, tenant, event, target, attemptId);
+    headers = await signedHeaders(deps, tenant, sent, target, attemptId);
   } catch (e) {
     return failed(null, `signing_failed: ${messageOf(e)}`);
   }
-  return await post(deps.send, verdict.url, verdict.addresses ?? [], headers, event.raw_body);
+  return await post(deps.send, verdict.url, verdict.addresses ?? [], headers, sent.raw_body);
+}
+
+/** The event as this attempt sends it: its body renewed where a feature asks, else as made. */
+async function attemptBodyOf(
+  deps: AttemptDeps,
+  tenant: string,
+  event: SendableEvent,
+): Promise<SendableEvent> {
+  const body = await deps.bodyOf?.(tenant, event);
+  return body === undefined ? event : { ...event, raw_body: body };
 }
 
 /**

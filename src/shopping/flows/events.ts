@@ -86,7 +86,8 @@ async function storeCollected(
   const { order, store } = o;
   const now = deps.clock.now();
   const photo = store.receipt_photo;
-  // spec: shopping 6: valid receipt_url_ttl_minutes from the event's making.
+  // spec: shopping 6: valid receipt_url_ttl_minutes from now; every attempt renews it
+  // (link_renewal.ts), so a retry's link is valid as long from its receipt.
   const url = photo && store.status === "collected"
     ? await signedLink(deps, order.business_id, {
       kind: "receipt",

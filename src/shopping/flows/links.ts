@@ -15,6 +15,7 @@ import {
   linkClaimsOf,
   linkKeyOf,
   type LinkSubject,
+  renewLink,
   signLink,
   verifyLink,
 } from "../rules/links.ts";
@@ -56,6 +57,23 @@ export async function signedLink(
   const key = (await linkKey(deps, business, true))!;
   const token = await signLink(key, { business, subject, expires_at: expiresAt });
   return `${deps.publicUrl ?? "http://localhost"}/api/shopping/links/${token}`;
+}
+
+/**
+ * The link `token` of `business` valid until at least `expiresAt` (never shortened); null when it
+ * is no link of the business's (its key does not verify it).
+ */
+export async function renewedLink(
+  deps: LinkDeps,
+  business: string,
+  token: string,
+  expiresAt: number,
+): Promise<string | null> {
+  const claims = linkClaimsOf(token);
+  if (!claims || claims.business !== business) return null;
+  if (claims.expires_at >= expiresAt) return token;
+  const key = await linkKey(deps, business, false);
+  return key ? await renewLink(key, token, expiresAt) : null;
 }
 
 /** What a link opened answers: the bytes and their content type. */

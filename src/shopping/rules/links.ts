@@ -102,3 +102,18 @@ export async function verifyLink(
   if (now > claims.expires_at) return { ok: false, reason: "link_expired" };
   return { ok: true, claims };
 }
+
+/**
+ * spec: shopping 6: the same link valid until `expiresAt` (a later attempt of an event carrying
+ * it); null when `token` is not a link signed with `key`. An expired one is renewed all the same:
+ * it verified, only its time ran out.
+ */
+export async function renewLink(
+  key: CryptoKey,
+  token: string,
+  expiresAt: number,
+): Promise<string | null> {
+  const verdict = await verifyLink(key, token, 0);
+  if (!verdict.ok) return null;
+  return await signLink(key, { ...verdict.claims, expires_at: expiresAt });
+}

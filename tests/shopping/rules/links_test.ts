@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   linkClaimsOf,
   linkKeyOf,
+  renewLink,
   signLink,
   verifyLink,
 } from "../../../src/shopping/rules/links.ts";
@@ -54,4 +55,24 @@ Deno.test("shopping links: any altered character, another key or other claims an
   for (const junk of ["", ".", "a.b.c", "bm90IGpzb24.x", "W10.x"]) {
     assert.deepEqual(await verifyLink(key, junk, 0), { ok: false, reason: "link_invalid" });
   }
+});
+
+Deno.test("shopping links: renewLink signs the same claims to a later time, and renews no altered link", async () => {
+  const key = await linkKeyOf("slk_test_key");
+  const claims = {
+    business: "biz_1",
+    subject: { kind: "receipt" as const, reference: "BK-1", sha256: SHA },
+    expires_at: 600_000,
+  };
+  const token = await signLink(key, claims);
+  // Renewed after it expired: it verified, only its time ran out.
+  const renewed = await renewLink(key, token, 3_000_000);
+  assert.ok(renewed);
+  assert.deepEqual(await verifyLink(key, renewed, 3_000_000), {
+    ok: true,
+    claims: { ...claims, expires_at: 3_000_000 },
+  });
+  const altered = token.slice(0, 4) + (token[4] === "A" ? "B" : "A") + token.slice(5);
+  assert.equal(await renewLink(key, altered, 3_000_000), null);
+  assert.equal(await renewLink(await linkKeyOf("slk_other"), token, 3_000_000), null);
 });
