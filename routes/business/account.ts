@@ -199,6 +199,7 @@ function credentialRoutes(api: Api): void {
     middleware: [business(), portalAdmin],
     status: 201,
     response: WebhookSecretRegeneratedAnswer,
+    refusals: KEY_ALREADY_ROTATED,
   }, async (c) => {
     const { env, principal } = businessCall(c);
     return ok(c, await rotateWebhookSecret(env, principal), 201);

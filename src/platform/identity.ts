@@ -27,6 +27,8 @@ export type Principal =
     readonly legacy: boolean;
     /** The hash of the key sent: a rotation through it replaces this key only (business 4.3). */
     readonly key_hash: string;
+    /** The webhook secret's key id when the request arrived: what a rotation replaces (5.6). */
+    readonly webhook_key_id: string;
   }
   | {
     readonly kind: "staff";
@@ -41,6 +43,8 @@ export type Principal =
      * that key only, so two sent at once are one (business 4.3).
      */
     readonly api_key_hash: string;
+    /** The webhook secret's key id when the request arrived: what a rotation replaces (5.6). */
+    readonly webhook_key_id: string;
   }
   | {
     readonly kind: "partner";

@@ -35,6 +35,11 @@ export function decideKeys(state: Business, command: KeyCommand, now: number) {
     case "import_legacy_key":
       return ok([{ kind: "legacy_key_imported", key: command.key, by: command.by }]);
     case "rotate_webhook_secret":
+      if (state.webhook_secret.key_id !== command.replaces) {
+        // spec: business 5.6; CONTRACT Signatures: two rotations at once are one; the later
+        // would end the grace of the secret before at once and replace the one just shown.
+        return reject("key_already_rotated", "the secret was rotated meanwhile: use the new one");
+      }
       return ok([{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }]);
     case "bind_webhook_seals": {
       // Only seals still unbound and still held: binding again, or after a rotation, is nothing.
@@ -75,11 +80,13 @@ export function authenticateKey(state: Business, hash: string) {
       access: accessOf(state),
       principal,
     }));
+  const scopes = state.settings.api_key_scopes;
+  const webhook_key_id = state.webhook_secret.key_id;
   if (constantTimeEqual(state.api_key.hash, hash)) {
-    return granted({ as: "business_key", legacy: false, scopes: state.settings.api_key_scopes });
+    return granted({ as: "business_key", legacy: false, scopes, webhook_key_id });
   }
   if (state.legacy_api_key && constantTimeEqual(state.legacy_api_key.hash, hash)) {
-    return granted({ as: "business_key", legacy: true, scopes: state.settings.api_key_scopes });
+    return granted({ as: "business_key", legacy: true, scopes, webhook_key_id });
   }
   const partner = state.partner_keys.find((k) => constantTimeEqual(k.hash, hash));
   if (partner && partner.revoked_at === null) {

@@ -118,6 +118,7 @@ export function decideStaffSignIn(state: Business, command: StaffSignInCommand) 
           role: staff.role,
           session_epoch: staff.session_epoch,
           api_key_hash: state.api_key.hash,
+          webhook_key_id: state.webhook_secret.key_id,
         },
       }));
     }

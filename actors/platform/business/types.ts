@@ -107,7 +107,13 @@ export type BusinessCommand =
   /** `replaces`: the hash of the key rotated; another key held by then refuses it (4.3). */
   | { kind: "rotate_api_key"; key: KeyRecord; replaces: string; by: By }
   | { kind: "import_legacy_key"; key: KeyRecord; by: By }
-  | { kind: "rotate_webhook_secret"; secret: WebhookSecret; by: By }
+  | {
+    kind: "rotate_webhook_secret";
+    secret: WebhookSecret;
+    /** The key id of the secret it replaces: another rotation since refuses it (business 5.6). */
+    replaces: string;
+    by: By;
+  }
   /** Old data: the secrets sealed before seals were bound, bound to this business (bindSeal). */
   | { kind: "bind_webhook_seals"; secret: WebhookSecret | null; previous: WebhookSecret | null }
   | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
@@ -167,7 +173,13 @@ export interface BusinessAccess {
 }
 
 export type Authenticated =
-  | { readonly as: "business_key"; readonly legacy: boolean; readonly scopes: readonly Scope[] }
+  | {
+    readonly as: "business_key";
+    readonly legacy: boolean;
+    readonly scopes: readonly Scope[];
+    /** The webhook secret's key id as the request found it: what a rotation it sends replaces. */
+    readonly webhook_key_id: string;
+  }
   | {
     readonly as: "partner";
     readonly partner_key_id: string;
@@ -182,6 +194,8 @@ export type Authenticated =
     readonly session_epoch: number;
     /** The integration key's hash as the request found it: what a rotation it sends replaces. */
     readonly api_key_hash: string;
+    /** The webhook secret's key id as the request found it: what a rotation it sends replaces. */
+    readonly webhook_key_id: string;
   };
 
 export type BusinessReply =

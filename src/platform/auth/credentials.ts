@@ -131,6 +131,7 @@ function fromAuthenticated(
         legacy: a.legacy,
         scopes: businessKeyScopes(a.scopes),
         key_hash: hash,
+        webhook_key_id: a.webhook_key_id,
       };
     case "staff":
       return {
@@ -141,6 +142,7 @@ function fromAuthenticated(
         scopes: staffScopes(a.role),
         session_epoch: a.session_epoch,
         api_key_hash: a.api_key_hash,
+        webhook_key_id: a.webhook_key_id,
       };
     case "partner":
       return {

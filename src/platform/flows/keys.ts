@@ -65,20 +65,31 @@ export interface WebhookSecretRotated {
   readonly key_id: string;
 }
 
-/** Rotates the webhook signing secret (the previous one signs beside it for a grace period). */
+/**
+ * Rotates the webhook signing secret (the previous one signs beside it for a grace period): the
+ * one held when the request arrived, so of two rotations sent at once the later is refused.
+ */
 export function rotateWebhookSecret(
   deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<WebhookSecretRotated> {
-  return rotateWebhookSecretOf(deps, caller.business.id, principalName(caller));
+  const replaces = caller.kind === "business_key" || caller.kind === "staff"
+    ? caller.webhook_key_id
+    : undefined;
+  return rotateWebhookSecretOf(deps, caller.business.id, principalName(caller), replaces);
 }
 
-/** Rotates business `id`'s webhook signing secret for `by`. */
+/**
+ * Rotates business `id`'s webhook signing secret for `by`: the secret whose key id is
+ * `replaces`, else the one held now.
+ */
 export async function rotateWebhookSecretOf(
   deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   id: string,
   by: string,
+  replaces?: string,
 ): Promise<WebhookSecretRotated> {
+  const rotated = replaces ?? (await businessOf(deps.runtime, id)).webhook_secret.key_id;
   const secret = newSecret("whsec_");
   const keyId = newId("whk");
   const sealed = await seal(deps.dataKey, secret, sealOwner("business_webhook", id, id));
@@ -86,6 +97,7 @@ export async function rotateWebhookSecretOf(
     await deps.runtime.ask(businessActor, id, id, {
       kind: "rotate_webhook_secret",
       secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
+      replaces: rotated,
       by,
     }, { requestId: deps.requestId }),
   );

@@ -14,11 +14,17 @@ Deno.test("business actor: rotating the API key invalidates the old one and a le
   const h = created();
   h.must({ kind: "import_legacy_key", key: key("l"), by: "operator" });
   const legacy = authenticated(h, key("l").hash);
-  assert.deepEqual(legacy.principal, { as: "business_key", legacy: true, scopes: [] });
+  assert.deepEqual(legacy.principal, {
+    as: "business_key",
+    legacy: true,
+    scopes: [],
+    webhook_key_id: "whk_1",
+  });
   assert.deepEqual(authenticated(h, key("a").hash).principal, {
     as: "business_key",
     legacy: false,
     scopes: [],
+    webhook_key_id: "whk_1",
   });
   // Rotated through the legacy key: it is a key the business holds.
   const rotated = h.must({
@@ -65,6 +71,7 @@ Deno.test("business actor: the business key carries the scopes the operator stor
     as: "business_key",
     legacy: false,
     scopes: ["customs:approve", "runs:override"],
+    webhook_key_id: "whk_1",
   });
 });
 
@@ -74,6 +81,7 @@ Deno.test("business actor: a rotated webhook secret keeps the old one for the gr
   const step = h.must({
     kind: "rotate_webhook_secret",
     secret: secret("whk_2", rotatedAt),
+    replaces: "whk_1",
     by: "api_key",
   });
   assert.deepEqual(auditDetail(step.events[0]!), { by: "api_key", detail: { key_id: "whk_2" } });
@@ -83,6 +91,12 @@ Deno.test("business actor: a rotated webhook secret keeps the old one for the gr
     ...secret("whk_1"),
     expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS,
   });
+  // spec: business 5.6: a rotation naming the secret replaced meanwhile is refused, the grace
+  // of the secret before kept.
+  const again = { secret: secret("whk_3", rotatedAt + 1), replaces: "whk_1", by: "api_key" };
+  h.refused({ kind: "rotate_webhook_secret", ...again }, "key_already_rotated");
+  assert.equal(h.state!.webhook_secret.key_id, "whk_2");
+  assert.equal(h.state!.webhook_secret_previous?.key_id, "whk_1");
 });
 
 Deno.test("business actor: a partner key authenticates with its own scopes until revoked, alone", () => {

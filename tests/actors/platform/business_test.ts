@@ -193,6 +193,7 @@ Deno.test("business actor: sign-in finds a person by e-mail; a password change s
     role: "admin",
     session_epoch: 0,
     api_key_hash: key("a").hash,
+    webhook_key_id: "whk_1",
   });
   const changed = h.must({
     kind: "change_password",
@@ -296,7 +297,12 @@ Deno.test("business actor: projections and the audit trail carry no hash and no 
     key: { ...key("p"), id: "pk_1", partner: "Acme", scopes: ["rewards"] },
     by: "operator",
   });
-  h.must({ kind: "rotate_webhook_secret", secret: secret("whk_2"), by: "api_key" });
+  h.must({
+    kind: "rotate_webhook_secret",
+    secret: secret("whk_2"),
+    replaces: "whk_1",
+    by: "api_key",
+  });
   h.must({ kind: "add_staff", staff: staffMember("usr_2"), max: 50, by: "operator" });
   const view = JSON.stringify(businessActor.project!(h.state));
   const audit = JSON.stringify(h.log.map(auditDetail));
@@ -333,7 +339,7 @@ Deno.test("business actor: a change sent by a person removed or made coordinator
     { kind: "change_staff", staff_id: OWNER.id, changes: { name: "Mine" }, by },
     { kind: "remove_staff", staff_id: "usr_3", by },
     { kind: "rotate_api_key", key: key("n"), replaces: key("a").hash, by },
-    { kind: "rotate_webhook_secret", secret: secret("whk_9"), by },
+    { kind: "rotate_webhook_secret", secret: secret("whk_9"), replaces: "whk_1", by },
     { kind: "change_profile", changes: { webhook_url: "https://evil.example.com/" }, by },
   ];
   const before = h.state;

@@ -8,7 +8,7 @@ import { SESSION_TENANT, sessionActor } from "../../../actors/platform/session.t
 import { hashSecret } from "../../../src/domain/secrets.ts";
 import { auditTrail } from "../../../src/platform/flows/audit.ts";
 import { businessOf } from "../../../src/platform/flows/businesses.ts";
-import { rotateApiKey } from "../../../src/platform/flows/keys.ts";
+import { rotateApiKey, rotateWebhookSecret } from "../../../src/platform/flows/keys.ts";
 import { changePerson, invitePerson, removePerson } from "../../../src/platform/flows/people.ts";
 import { changeProfile } from "../../../src/platform/flows/profile.ts";
 import { changePassword, signIn } from "../../../src/platform/flows/sign_in.ts";
@@ -220,4 +220,20 @@ Deno.test("rotateApiKey: a request authenticated with a key rotated meanwhile ge
     await assert.rejects(rotateApiKey(deps, leaked), refusedAs("key_already_rotated"));
     const now = await businessOf(deps.runtime, business.id);
     assert.equal(now.api_key.hint, owners.hint, "the owner's key stands");
+  }));
+
+Deno.test("rotateWebhookSecret: two rotations of the secret at once are one: the later is refused key_already_rotated and the secret before keeps its grace", () =>
+  withPlatform(async (deps) => {
+    const { business } = await newBusiness(deps);
+    const before = business.webhook_secret.key_id;
+    // Both authenticated before either rotation reached the account.
+    const [first, second] = [keyCaller(business), staffCaller(business)];
+    const won = await rotateWebhookSecret(deps, first);
+    await assert.rejects(rotateWebhookSecret(deps, second), refusedAs("key_already_rotated"));
+    const now = await businessOf(deps.runtime, business.id);
+    assert.equal(now.webhook_secret.key_id, won.key_id, "the secret shown is the one that signs");
+    assert.equal(now.webhook_secret_previous?.key_id, before, "the secret before keeps its grace");
+    // One after the other both stand: the second replaces the secret the first made.
+    const after = await rotateWebhookSecret(deps, staffCaller(now));
+    assert.equal((await businessOf(deps.runtime, business.id)).webhook_secret.key_id, after.key_id);
   }));

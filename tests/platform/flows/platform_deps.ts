@@ -81,6 +81,7 @@ export function keyCaller(b: Business): BusinessPrincipal {
     legacy: false,
     scopes: [],
     key_hash: b.api_key.hash,
+    webhook_key_id: b.webhook_secret.key_id,
   };
 }
 
@@ -97,6 +98,7 @@ export function staffCaller(b: Business, staffId?: string): StaffPrincipal {
     scopes: [],
     session_epoch: s.session_epoch,
     api_key_hash: b.api_key.hash,
+    webhook_key_id: b.webhook_secret.key_id,
   };
 }
 
