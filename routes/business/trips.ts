@@ -295,7 +295,8 @@ function tripRoutes(api: Api): void {
     method: "post",
     path: "/business/trip/{reference}/ready",
     summary: "The order is packed and ready: releases the waiting driver",
-    description: "Calling it twice is harmless. A shopping order's trip is marked ready by its " +
+    description:
+      "Calling it twice is harmless while the trip runs. A shopping order's trip is marked ready by its " +
       "basket's collection (every store finished); until then this answers 409.",
     tag,
     security,
@@ -306,6 +307,7 @@ function tripRoutes(api: Api): void {
       basket_not_collected: "a shopping order's trip whose basket is not collected yet (the " +
         "stores finished are named)",
       booking_in_progress: BOOKING_IN_PROGRESS_REFUSAL,
+      invalid_transition: "the trip is finished (completed or cancelled): it changes no more",
     },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);

@@ -23,7 +23,7 @@ import {
 } from "./dispatch.ts";
 import { trackingLink } from "./tracking_link.ts";
 import { createdTrip } from "./creation.ts";
-import { drive, replyOf, tripNotFound } from "./drive.ts";
+import { drive, replyOf, tripNotFound, wrongStatus } from "./drive.ts";
 import {
   type Claim,
   type KeyKind,
@@ -208,6 +208,8 @@ type TripOnly = Exclude<
 function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
   switch (command.kind) {
     case "ready": {
+      // spec: business 3.1: completed and cancelled are final: a finished trip changes no more.
+      if (TRIP_STATUS_FLAGS[t.status].final) return wrongStatus(t, "mark ready");
       // spec: business 3.1: calling ready twice is harmless.
       if (t.ready_at !== null) return accept([], replyOf);
       const w = readyWindow(t, ctx.now);

@@ -36,7 +36,7 @@ export function tripNotFound(): Rejection {
   return reject("not_found", "trip not found");
 }
 
-function wrongStatus(t: Trip, action: string): Rejection {
+export function wrongStatus(t: Trip, action: string): Rejection {
   return reject(
     "invalid_transition",
     `cannot ${action} a trip that is ${t.status}: ${t.reference}`,

@@ -164,6 +164,23 @@ Deno.test("trip: handover_required waits for ready; ready twice is harmless", ()
   assert.equal(h.state.trip.status, "active");
 });
 
+Deno.test("trip: ready on a finished trip (cancelled or completed) is refused invalid_transition and records nothing", () => {
+  const cancelled = booked({ handover_required: true, prep_minutes: 20 });
+  cancelled.must({ kind: "cancel", by: "api_key", reason: null });
+  const completed = booked();
+  completed.must({ kind: "accept", driver: DRIVER });
+  completed.must({ kind: "arrive" });
+  completed.must(FORCED);
+  completed.must(PROOF);
+  // spec: business 3.1: completed and cancelled are final: the trip changes no more.
+  for (const h of [cancelled, completed]) {
+    const before = h.state;
+    h.refused({ kind: "ready" }, "invalid_transition");
+    assert.equal(h.state, before);
+    assert.equal(h.state.trip.ready_at, null);
+  }
+});
+
 Deno.test("trip: a pick-up that read the shopping basket finished is ready now, and the late ready changes nothing", () => {
   const h = booked({ handover_required: true, shop_deliver: true });
   h.must({ kind: "accept", driver: DRIVER });

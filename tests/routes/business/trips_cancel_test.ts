@@ -260,3 +260,18 @@ Deno.test("trips: ready, rotate and revoke of a booking not yet a trip answer 40
     assert.notEqual(read.reply.trip.ready_at, null);
     assert.notEqual(read.reply.trip.tracking_revoked_at, null);
   }));
+
+Deno.test("trips: ready on a cancelled trip answers 409 invalid_transition and records no ready_at", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const booked = await book(t, b.api_key, { ...PARCEL, handover_required: true });
+    const ref = booked.body.data.reference;
+    const c = await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    const ready = await t.call("POST", `/business/trip/${ref}/ready`, { key: b.api_key });
+    assert.equal(ready.status, 409, JSON.stringify(ready.body));
+    assert.equal(ready.body.code, "invalid_transition");
+    const read = await t.call("GET", `/business/trips/${ref}`, { key: b.api_key });
+    assert.equal(read.body.data.status, "cancelled");
+    assert.equal(read.body.data.ready_at, null);
+  }));
