@@ -18,6 +18,7 @@ import {
   decideDispatch,
   dispatchable,
   dispatchTimer,
+  offerEndedByCancel,
   offerMade,
   readyWindow,
 } from "./dispatch.ts";
@@ -250,11 +251,16 @@ function cancel(t: Trip, c: { by: string; reason: string | null }, ctx: Ctx): D 
       `the trip cannot be cancelled once ${t.status}: ${t.reference}`,
     );
   }
-  return accept([{
-    kind: "trip_cancelled",
-    at: ctx.now,
-    by: c.by,
-    reason: c.reason,
-    refund_due: t.charge,
-  }], replyOf);
+  const offer = offerEndedByCancel(t, ctx.now);
+  return accept(
+    [...offer.events, {
+      kind: "trip_cancelled",
+      at: ctx.now,
+      by: c.by,
+      reason: c.reason,
+      refund_due: t.charge,
+    }],
+    replyOf,
+    offer.timers,
+  );
 }

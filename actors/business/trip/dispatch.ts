@@ -113,6 +113,19 @@ function ended(t: Trip, at: number, declined: boolean): TripEvent {
   return { kind: "offer_ended", at, offer_id: o.offer_id, driver_id: o.driver_id, declined };
 }
 
+/**
+ * The waiting offer ended by the trip's cancellation, recorded so its driver's answer is refused
+ * offer_expired, as for any offer no longer open, not taken for a stranger's (CONTRACT "Driver
+ * app"); with its timer. Nothing when no offer waits.
+ */
+export function offerEndedByCancel(
+  t: Trip,
+  at: number,
+): { events: TripEvent[]; timers: TimerOp[] } {
+  if (t.offer === null) return { events: [], timers: [] };
+  return { events: [ended(t, at, false)], timers: [{ op: "cancel", name: OFFER_TIMER }] };
+}
+
 function offer(t: Trip, c: Extract<DispatchCommand, { kind: "offer" }>, ctx: Ctx): D {
   if (t.offer?.offer_id === c.offer.offer_id) return accept([], replyOf);
   if (!dispatchable(t)) return reject("invalid_transition", `the trip is ${t.status}`);
@@ -165,8 +178,9 @@ export function dispatchTimer(t: Trip, name: string, ctx: Ctx): D | null {
  */
 function windowEnded(t: Trip, at: number): D {
   if (!dispatchable(t)) return accept([], replyOf);
+  const offer = offerEndedByCancel(t, at);
   return accept(
-    [{
+    [...offer.events, {
       kind: "trip_cancelled",
       at,
       by: "system",

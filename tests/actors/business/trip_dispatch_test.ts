@@ -104,13 +104,32 @@ Deno.test("trip dispatch: no acceptance within the window cancels the trip by th
   h.must(offer("off_1", "d1", 31_000));
   h.now = 1_000 + 15 * 60_000;
   const step = h.fire(WINDOW_TIMER);
-  assert.deepEqual(kinds(step.events), ["trip_cancelled"]);
+  // The offer still waiting ends with it (CONTRACT "Driver app": its answer is offer_expired).
+  assert.deepEqual(kinds(step.events), ["offer_ended", "trip_cancelled"]);
   assert.equal(h.state.trip.status, "cancelled");
   assert.equal(h.state.trip.cancelled_by, "system");
   assert.equal(h.state.trip.offer, null);
-  const outboxes = tripActor.outbox!(step.events[0], h.state).map((a) => a.outbox);
+  const outboxes = tripActor.outbox!(step.events[1], h.state).map((a) => a.outbox);
   assert.ok(outboxes.includes(TRIP_REFUND_OUTBOX), "the cancellation's refund is owed");
   h.refused(offer("off_2", "d2", 2_000_000), "invalid_transition");
+  // Its driver was asked: the offer's answer finds it ended (flows/dispatch.ts offer_expired).
+  assert.deepEqual(h.state.trip.dispatch.excluded, ["d1"]);
+});
+
+Deno.test("trip dispatch: the business's cancel ends the offer waiting, its driver recorded as asked", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  const step = h.must({ kind: "cancel", by: "api_key", reason: null });
+  assert.deepEqual(kinds(step.events), ["offer_ended", "trip_cancelled"]);
+  assert.deepEqual(step.timers, [{ op: "cancel", name: OFFER_TIMER }]);
+  // Its driver was asked: the offer's answer finds it ended (flows/dispatch.ts offer_expired).
+  assert.deepEqual(h.state.trip.dispatch.excluded, ["d1"]);
+  // Without an offer waiting, the cancel is the cancellation alone.
+  const plain = booked();
+  assert.deepEqual(kinds(plain.must({ kind: "cancel", by: "api_key", reason: null }).events), [
+    "trip_cancelled",
+  ]);
+  assert.deepEqual(h.replayed(), h.state);
 });
 
 Deno.test("trip dispatch: a prep order waits on its own timer, set once", () => {

@@ -189,3 +189,16 @@ Deno.test("dispatch accept: a trip taken queued whose driver's trip under way en
       return r.ok && r.reply.phase === "booked" && r.reply.trip.status === "accepted";
     }, "the trip started");
   }));
+
+Deno.test("dispatch accept: an offer whose trip the business cancelled answers offer_expired, not not_found, and takes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await createPoolDriver(t);
+    const o = await offered(t, b, d.id);
+    const c = await t.call("POST", `/business/trips/${o.reference}/cancel`, { key: b.api_key });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    // CONTRACT "Driver app": an offer no longer open is offer_expired, whatever ended it.
+    const late = acceptOffer(t.env, d.id, o.offerId, { idempotency_key: "k1" });
+    assert.equal(await outcome(late), "offer_expired");
+    assert.equal((await driverState(t, d.id)).current, null, "the driver holds nothing");
+  }));
