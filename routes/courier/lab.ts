@@ -60,7 +60,9 @@ const TICK_REFUSALS = {
 /** What a temperature reading can refuse (lab_sample/reading.ts). */
 const READING_REFUSALS = {
   ...NO_PROFILE,
-  validation_failed: "a reading needs value, unit, source, device and time",
+  // CONTRACT "Errors": a missing fact is validation_failed, the actor's code kept as `rule`.
+  validation_failed: "a reading needs value, unit, source, device and time: rule " +
+    "`temperature_fields_required`, `missing` names what is missing",
   invalid_temperature: "not a temperature, or a time in the future",
   readings_limit: "the sample keeps as many readings as it may",
 };
@@ -230,8 +232,8 @@ export function labRoutes(api: Api): void {
     method: "post",
     path: "/business/shipments/{reference}/lab/temperature",
     summary: "Append a temperature reading: value, unit (C or F), source, device and time are " +
-      "all needed (422 temperature_fields_required names what is missing). Readings are never " +
-      "edited or deleted",
+      "all needed (422 validation_failed with rule temperature_fields_required names what is " +
+      "missing). Readings are never edited or deleted",
     tag,
     security: "business",
     middleware: operate,

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { celsiusTenths } from "../../../actors/courier/lab_sample/mod.ts";
 import { labHandedOver, labHandoverAllowed } from "../../../src/courier/flows/lab.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { openApiDocument } from "../../helpers/openapi_ops.ts";
 import { bookWaybill, courierWithScopes } from "../../helpers/courier.ts";
 import { advance } from "../../helpers/receiver.ts";
 
@@ -362,4 +363,21 @@ Deno.test("lab: the laboratory's reading taken after the handover is kept and bl
     // A logger's reading from before the handover, sent late, still tells of the journey.
     const before = await reading(t, courier, waybill, { value: 20, time: "2026-11-02T07:59:00Z" });
     assert.deepEqual(before.data.handover.reasons, ["temperature_out_of_range"]);
+  }));
+
+Deno.test("lab: the temperature route documents its missing-field refusal as it answers it: 422 validation_failed, rule temperature_fields_required", () =>
+  withTestEnv(async (t) => {
+    const op = (await openApiDocument(t)).paths["/business/shipments/{reference}/lab/temperature"]
+      .post;
+    const refused = op.responses["422"];
+    const codes: string[] = refused.content["application/json"].schema.allOf[1].properties.code
+      .enum;
+    // Every "422 <code>" the summary or description names is a code the route answers.
+    const named = `${op.summary} ${op.description ?? ""}`.matchAll(/\b422 `?([a-z_]+)/g);
+    for (const [, code] of named) assert.ok(codes.includes(code!), `422 ${code} is not answered`);
+    assert.ok(!codes.includes("temperature_fields_required"));
+    assert.match(
+      refused.description,
+      /`validation_failed`:[^\n]*rule `temperature_fields_required`/,
+    );
   }));
