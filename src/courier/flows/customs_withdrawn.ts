@@ -32,8 +32,9 @@ export async function withdrawShipmentPresentation(
 }
 
 /**
- * spec: courier 3.4, 3.2: a presentation the crossing withdrew, withdrawn on the shipment from
- * the crossing's outbox (src/courier/reactors/presentations_withdrawn.ts), unless the crossing is
+ * spec: courier 3.4, 3.2: a presentation the crossing withdrew, withdrawn on the shipment by the
+ * border request (runs/customs_gate.ts) or the crossing's outbox
+ * (src/courier/reactors/presentations_withdrawn.ts), unless the crossing is
  * presented at that very stop again since (the shipment came back on board before the withdrawal
  * reached it): the shipment still stands in that presentation, which the crossing's binds anew,
  * and withdrawing it would leave the shipment with no customs the crossing waits on.
@@ -42,9 +43,10 @@ export async function withdrawnFromCrossing(
   runtime: ActorRuntime,
   tenant: string,
   at: Presentation & { readonly waybill: string; readonly by: string },
+  requestId?: string,
 ): Promise<void> {
   const read = await runtime.read(customsCrossingActor, tenant, at.crossing_id, { kind: "get" });
   const now = foundOrNull(read)?.crossing;
   if (now?.run_id === at.run_id && now?.stop_id === at.stop_id) return;
-  await withdrawShipmentPresentation(runtime, tenant, at);
+  await withdrawShipmentPresentation(runtime, tenant, at, requestId);
 }

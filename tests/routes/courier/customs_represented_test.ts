@@ -124,3 +124,68 @@ Deno.test("customs: a withdrawal the shipment could not take before the shipment
     assert.equal(s.status, "customs_processing");
     assert.ok(s.milestones.some((m) => m.name === "customs_clearance"), JSON.stringify(s.trail));
   }));
+
+/** `runtime`, except that `after` runs once just after its first ask `picks` chooses. */
+function gapAfter(
+  runtime: ActorRuntime,
+  picks: (type: string, command: unknown) => boolean,
+  after: () => Promise<unknown>,
+): ActorRuntime {
+  let armed = true;
+  return new Proxy(runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "ask") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const [def, , , command] = args as [{ type: string }, string, string, unknown];
+        const answer = await value.apply(target, args);
+        if (armed && picks(def.type, command)) {
+          armed = false;
+          await after();
+        }
+        return answer;
+      };
+    },
+  });
+}
+
+Deno.test("customs: a border request whose own withdrawal from the shipment meets the shipment presented at that stop again leaves it with customs", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [leaving] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, waybills);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"], vehicle: "B 999 ZZZ" });
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const [booked] = await crossings(t, courier, leaving);
+    const hand = (from: string, to: string) =>
+      post(t, courier, `/business/network-runs/${from}/transfer`, {
+        waybills: [leaving],
+        to_run: to,
+      });
+    // The shipment leaves before the stop is recorded: the request withdraws its presentation
+    // from the crossing; just after, before the shipment's withdrawal, it is back on board and
+    // presented at the stop again by another request.
+    const represented = async () => {
+      await hand(other, run);
+      await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    };
+    const gaps = runtimeWithGaps(t, "stop_border", [() => hand(run, other)]);
+    const withdrawn = commandKind("withdraw_presentation", "customs_crossing");
+    const runtime = gapAfter(gaps, withdrawn, represented);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+    await t.env.runtime.outboxesIdle();
+    // spec: courier 3.4, 3.2: the crossing is presented at the stop: so is the shipment.
+    const [c] = await crossings(t, courier, leaving);
+    assert.deepEqual([c!.id, c!.run_id, c!.stop_id], [booked!.id, run, checkpoint]);
+    const s = await shipmentIn(t.env.runtime, courier.business.id, leaving);
+    assert.deepEqual(
+      [s.presentation?.crossing_id, s.presentation?.run_id, s.presentation?.stop_id],
+      [booked!.id, run, checkpoint],
+      JSON.stringify(s.trail.map((e) => e.event)),
+    );
+    assert.equal(s.status, "customs_processing");
+  }));

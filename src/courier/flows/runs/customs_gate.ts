@@ -22,7 +22,7 @@ import {
 import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
-import { withdrawShipmentPresentation } from "../customs_withdrawn.ts";
+import { withdrawnFromCrossing, withdrawShipmentPresentation } from "../customs_withdrawn.ts";
 
 /**
  * Reserves the shipment's crossings for the run's step on it; answers the gate the run's step
@@ -130,8 +130,10 @@ async function withdrawBooked(
   if (!r.ok) throw new Refused(r);
   const { crossing } = r.reply;
   if (crossing.run_id === run.id && crossing.stop_id === stop.id) return;
+  // Read again, as the outbox's withdrawal does: presented at this stop again since (back on
+  // board, another request), the shipment stands in that presentation (spec: courier 3.4, 3.2).
   const presentation = { crossing_id: id, run_id: run.id, stop_id: stop.id };
-  await withdrawShipmentPresentation(deps.runtime, caller.tenant, {
+  await withdrawnFromCrossing(deps.runtime, caller.tenant, {
     waybill,
     ...presentation,
     by: caller.by,
