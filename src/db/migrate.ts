@@ -39,6 +39,7 @@ import * as m0032 from "../../migrations/0032_waiting_charge_events.ts";
 import * as m0033 from "../../migrations/0033_trip_offer_due.ts";
 import * as m0034 from "../../migrations/0034_trip_search_stops.ts";
 import * as m0035 from "../../migrations/0035_sandbox_inbox_order.ts";
+import * as m0036 from "../../migrations/0036_trip_batch.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -77,6 +78,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0033_trip_offer_due", m0033],
   ["0034_trip_search_stops", m0034],
   ["0035_sandbox_inbox_order", m0035],
+  ["0036_trip_batch", m0036],
 ];
 
 /** Kysely's bookkeeping table (its default name), in each migrated schema. */

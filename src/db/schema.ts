@@ -283,6 +283,8 @@ export interface BusinessTripTable extends VersionedRow {
   driver_id: string | null;
   /** When the trip is due to be offered (3.1; migration 0033): the restart sweep's order. */
   offer_due_at: Millis;
+  /** The batch the trip is a stop of (2.3; migration 0036): the batches list's order. */
+  batch_id: string | null;
 }
 
 /** A batch as GET /business/batches lists it (migration 0027), newest first. */

@@ -112,6 +112,7 @@ export const MIGRATIONS = [
   "0033_trip_offer_due",
   "0034_trip_search_stops",
   "0035_sandbox_inbox_order",
+  "0036_trip_batch",
 ];
 
 /** The migrations after `name`, as a schema migrated to it applies them to reach the latest. */

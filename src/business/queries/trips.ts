@@ -32,6 +32,8 @@ interface TripValues {
   readonly driver_id: string | null;
   /** When the trip is due to be offered: the dispatcher's restart sweep reads due trips first. */
   readonly offer_due_at: number;
+  /** The batch the trip is a stop of: the batches list orders by its stops' numbers. */
+  readonly batch_id: string | null;
 }
 
 /**
@@ -67,6 +69,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
     search: "text",
     driver_id: "text",
     offer_due_at: "bigint",
+    batch_id: "text",
   },
   rowOf: (snapshot) => {
     const t = snapshot as unknown as Trip;
@@ -85,6 +88,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
       search: searchTextOf(t),
       driver_id: t.driver?.id ?? null,
       offer_due_at: offerDueOf(t),
+      batch_id: t.batch?.id ?? null,
     };
   },
 };
