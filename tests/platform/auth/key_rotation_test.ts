@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { login } from "../../routes/business/account_fixtures.ts";
+import { businessOf } from "../../../src/platform/flows/businesses.ts";
 import { clientKey, newClient, newCourier } from "../../helpers/courier.ts";
 
 const profile = (t: TestEnv, key: string) => t.call("GET", "/business/profile", { key });
@@ -83,4 +84,20 @@ Deno.test("client api key rotation: a client administrator signed in rotating tw
       t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
     assert.equal((await me(won.body.data.api_key)).status, 200);
     assert.equal((await me(client.api_key)).status, 401);
+  }));
+
+Deno.test("webhook secret rotation: two rotations at once: one answers 201 and its secret signs, the other 409 key_already_rotated; the secret before keeps its grace", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const before = (await businessOf(t.env.runtime, b.id)).webhook_secret.key_id;
+    const answers = await Promise.all(
+      [1, 2].map(() => t.call("POST", "/business/webhook-secret/regenerate", { key: b.api_key })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
+    const won = answers.find((r) => r.status === 201)!;
+    assert.equal(answers.find((r) => r.status === 409)!.body.code, "key_already_rotated");
+    const now = await businessOf(t.env.runtime, b.id);
+    assert.equal(now.webhook_secret.key_id, won.body.data.key_id);
+    assert.equal(now.webhook_secret_previous?.key_id, before);
   }));
