@@ -186,6 +186,8 @@ export function labRoutes(api: Api): void {
         "new profile (the one it has, sent again, answers as before)",
       capacity_exceeded: "a temperature range makes the sample cold chain, and a run it is on " +
         "has fewer cold slots free than it has pieces (`run_id` names it)",
+      request_in_progress: "the cold slots reserved for it lapsed each time while the profile " +
+        "waited: nothing was changed, send it again",
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {

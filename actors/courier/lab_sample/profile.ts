@@ -92,6 +92,16 @@ export function profile(
       );
     }
   }
+  // spec: courier 2.10: the sweep may have given the reserved slots away; a sample made cold
+  // without them would ride uncounted, so the request reserves again first.
+  const cold = next.min_tenths !== null || next.max_tenths !== null;
+  const lapsed = command.reserved_until !== undefined && ctx.now >= command.reserved_until;
+  if (cold && lapsed && !state?.cold_chain) {
+    return reject(
+      "cold_reservation_lapsed",
+      `the cold slots reserved for this profile may have been given back: ${command.waybill}`,
+    );
+  }
   const by = clip(command.by, LAB_BY_CHARS_MAX);
   // spec: courier 2.6 rules 2, 3: the cold-chain charge is due from this commit on, so a request
   // that dies before booking it loses nothing (src/courier/reactors/lab_charges.ts books it).

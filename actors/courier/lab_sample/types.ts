@@ -172,6 +172,11 @@ export type LabSampleCommand =
     readonly by: string;
     /** The shipment's status when it is closed (delivered, returned, cancelled): none is set. */
     readonly closed?: string;
+    /**
+     * Until when the cold slots reserved for this profile hold (epoch ms): a profile making the
+     * sample cold is refused `cold_reservation_lapsed` from then on (flows/runs/cold_slots.ts).
+     */
+    readonly reserved_until?: number;
   }
   | {
     readonly kind: "tick";

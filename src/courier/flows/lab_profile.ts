@@ -4,7 +4,7 @@
  * it boarded count a cold slot per piece (2.10), and the cold-chain charge is booked once
  * (lab.ts bookColdChain).
  */
-import { foundOrNull, refuse } from "../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused, reject } from "../../runtime/actor.ts";
 import {
   checklistId,
   type ChecklistVersion,
@@ -14,6 +14,7 @@ import type {
   LabChecklistRef,
   LabProfileInput,
   LabSample,
+  LabSampleCommand,
 } from "../../../actors/courier/lab_sample/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
@@ -58,28 +59,70 @@ export async function profileLabSample(
   const closed = FINAL_HEADLINES.has(shipment.status) ? { closed: shipment.status } : {};
   const cold = input.profile.min_temp_c !== null || input.profile.max_temp_c !== null;
   const reserving = cold && !("closed" in closed);
-  const reservation = reserving ? await reserveColdSlots(runtime, tenant, waybill, by) : null;
-  let sample: LabSample;
-  try {
-    sample = await askLabSample(runtime, tenant, waybill, {
-      kind: "profile",
-      waybill,
-      courier_id: tenant,
-      profile: { ...input.profile, checklist },
-      by,
-      ...closed,
-    });
-  } catch (e) {
-    // Refused: the reservation is settled, its slots given back unless the sample is cold. A
-    // settling that fails leaves it pending for the sweep (shipment_runs.ts).
-    if (reservation !== null) {
-      await settleColdSlots(runtime, tenant, waybill, reservation, by).catch(() => undefined);
-    }
-    throw e;
-  }
+  const command: Extract<LabSampleCommand, { kind: "profile" }> = {
+    kind: "profile",
+    waybill,
+    courier_id: tenant,
+    profile: { ...input.profile, checklist },
+    by,
+    ...closed,
+  };
+  const { sample, reservation } = await profileUnderReservation(
+    runtime,
+    tenant,
+    command,
+    reserving,
+  );
   await profiledColdSlots(runtime, tenant, { waybill, reservation, cold: sample.cold_chain }, by);
   const charge = sample.cold_chain ? await bookColdChain(runtime, shipment, by) : null;
   return { sample, cold_chain_charge: charge };
+}
+
+/** Profiles asked at most, when each finds its cold slots' reservation lapsed. */
+const PROFILE_RESERVATIONS_MAX = 3;
+
+/**
+ * Sets the profile under a reservation of its cold slots when `reserving`; answers the sample
+ * and the reservation, which the caller settles. A profile refused because its reservation
+ * lapsed while it waited (the sweep may have given the slots away) reserves again, so a run
+ * with no slot left refuses it `capacity_exceeded` before the sample is made cold (courier 2.10).
+ */
+async function profileUnderReservation(
+  runtime: ActorRuntime,
+  tenant: string,
+  command: Extract<LabSampleCommand, { kind: "profile" }>,
+  reserving: boolean,
+): Promise<{ sample: LabSample; reservation: number | null }> {
+  const { waybill, by } = command;
+  let held = reserving ? await reserveColdSlots(runtime, tenant, waybill, by) : null;
+  for (let tries = 1;; tries++) {
+    const until = held === null ? {} : { reserved_until: held.until };
+    try {
+      const sample = await askLabSample(runtime, tenant, waybill, { ...command, ...until });
+      return { sample, reservation: held?.reservation ?? null };
+    } catch (e) {
+      if (held === null) throw e;
+      const lapsed = e instanceof Refused && e.rejection.code === "cold_reservation_lapsed";
+      // The new reservation first, so slots still held are never let go in between.
+      const again = lapsed && tries < PROFILE_RESERVATIONS_MAX
+        ? reserveColdSlots(runtime, tenant, waybill, by)
+        : null;
+      // Refused: the reservation is settled, its slots given back unless the sample is cold. A
+      // settling that fails leaves it pending for the sweep (shipment_runs.ts).
+      const before = held.reservation;
+      await again?.catch(() => undefined);
+      await settleColdSlots(runtime, tenant, waybill, before, by).catch(() => undefined);
+      if (again === null) throw lapsed ? new Refused(busy(waybill)) : e;
+      held = await again;
+    }
+  }
+}
+
+function busy(waybill: string) {
+  return reject(
+    "request_in_progress",
+    `the cold slots for the sample kept lapsing while its profile waited: ${waybill}`,
+  );
 }
 
 /** The checklist version a profile uses: the named one, else the latest; Refused `not_found`. */

@@ -19,6 +19,7 @@ import { networkRunActor } from "../../../../actors/courier/network_run/mod.ts";
 import { pendingOf, shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
 import { orRefuse, Refused, type Rejection } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
+import { COLD_RESERVATION_STALL_MS } from "../../../limits.ts";
 import { sampleIsColdChain } from "./loads.ts";
 
 /** Who the sweep's settling is recorded by on the runs. */
@@ -47,6 +48,17 @@ async function tellRuns(runtime: ActorRuntime, tenant: string, t: Tell): Promise
   return null;
 }
 
+/** A reservation made, and until when a profile may be set under it (its `reserved_until`). */
+export interface ColdSlotsReserved {
+  readonly reservation: number;
+  /**
+   * Half the stall after it was made: the sweep settles it (and may give its slots away) only
+   * a whole COLD_RESERVATION_STALL_MS after, so a profile decided before this commits long before
+   * the sweep looks at the sample; one later is refused and reserved again (lab_profile.ts).
+   */
+  readonly until: number;
+}
+
 /**
  * Reserves the shipment's cold slots on every run it boarded, before a cold-chain profile is set;
  * answers the reservation, which the caller settles once the profile is set or refused. Refused
@@ -58,18 +70,21 @@ export async function reserveColdSlots(
   tenant: string,
   waybill: string,
   by: string,
-): Promise<number> {
+): Promise<ColdSlotsReserved> {
   const reserved = orRefuse(
     await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold: true }),
   );
   const reservation = reserved.cold_reservations ?? 0;
+  // Not pending any more (settled already): lapsed at once.
+  const made = pendingOf(reserved).find((p) => p.reservation === reservation)?.at;
+  const until = made === undefined ? 0 : made + COLD_RESERVATION_STALL_MS / 2;
   const tell = { waybill, runs: reserved.runs, cold: true, seq: 2 * reservation, by };
   const refused = await tellRuns(runtime, tenant, tell);
   if (refused) {
     await settleColdSlots(runtime, tenant, waybill, reservation, by);
     throw new Refused(refused);
   }
-  return reservation;
+  return { reservation, until };
 }
 
 /**
@@ -126,7 +141,7 @@ export async function profiledColdSlots(
   const settled = await settleColdSlots(runtime, tenant, o.waybill, o.reservation, by);
   if (o.reservation === null || settled || !o.cold) return;
   const again = await reserveColdSlots(runtime, tenant, o.waybill, by);
-  await settleColdSlots(runtime, tenant, o.waybill, again, by);
+  await settleColdSlots(runtime, tenant, o.waybill, again.reservation, by);
 }
 
 /**
