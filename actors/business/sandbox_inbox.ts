@@ -3,7 +3,9 @@
  * business webhook was sent with, kept so GET /business/sandbox/inbox shows them and a signature
  * verifies over them. An actor per delivery (tenant: the business; id: the attempt's), so bodies
  * of several KB never gather in one actor; the inbox's list is the `sandbox_inbox` read table,
- * projected from these snapshots and trimmed there to the newest per business.
+ * projected from these snapshots and trimmed there to the newest per business. Deliveries are now
+ * kept as rows of that list alone (src/business/queries/sandbox_inbox.ts keepInboxDelivery), as
+ * the actor store cannot remove a record: this type stays so those stored before still load.
  */
 import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
 

@@ -72,7 +72,7 @@ export interface WebhookTestResult {
 export async function sendWebhookTest(
   deps: Pick<
     Deps,
-    "name" | "runtime" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics"
+    "name" | "runtime" | "db" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics"
   >,
   business: string,
 ): Promise<WebhookTestResult> {

@@ -35,22 +35,45 @@ async function writeDeliveries(
   trx: Transaction<Database>,
   changes: readonly ActorChange[],
 ): Promise<void> {
-  const rows = changes.map((c) => {
-    const d = c.snapshot as InboxDelivery;
-    return {
-      id: c.id,
-      tenant: c.tenant,
-      version: c.version,
-      event: d.event,
-      event_id: d.event_id,
-      received_at: d.received_at,
-      headers: d.headers,
-      body: d.body,
-    };
-  });
+  const kept = changes.map((c) => ({
+    tenant: c.tenant,
+    version: c.version,
+    delivery: c.snapshot as InboxDelivery,
+  }));
+  await writeRows(trx, kept);
+}
+
+/**
+ * Keeps one delivery the inbox received in its list, trimmed in the same transaction (spec:
+ * business 4.4). A row, no actor: the list is the inbox, so nothing per delivery is kept in the
+ * actor store, which has no way to remove a record and would grow with every webhook for ever.
+ * The same attempt handed over twice is kept once (its id).
+ */
+export async function keepInboxDelivery(
+  db: Kysely<Database>,
+  tenant: string,
+  delivery: InboxDelivery,
+): Promise<void> {
+  await db.transaction().execute((trx) => writeRows(trx, [{ tenant, version: 1, delivery }]));
+}
+
+async function writeRows(
+  trx: Transaction<Database>,
+  kept: readonly { tenant: string; version: number; delivery: InboxDelivery }[],
+): Promise<void> {
+  const rows = kept.map(({ tenant, version, delivery: d }) => ({
+    id: d.id,
+    tenant,
+    version,
+    event: d.event,
+    event_id: d.event_id,
+    received_at: d.received_at,
+    headers: d.headers,
+    body: d.body,
+  }));
   await insertRows(trx, "sandbox_inbox", rows)
     .onConflict((oc) => oc.column("id").doNothing()).execute();
-  for (const tenant of new Set(changes.map((c) => c.tenant))) await trim(trx, tenant);
+  for (const tenant of new Set(kept.map((k) => k.tenant))) await trim(trx, tenant);
 }
 
 /** Deletes a business's deliveries beyond the newest SANDBOX_INBOX_KEPT_MAX. */
