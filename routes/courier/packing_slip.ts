@@ -1,6 +1,6 @@
 /**
  * Courier 4.5: the courier's packing slip, a PDF that travels with the parcel (no money on it).
- * Another courier's waybill is not found.
+ * Another courier's waybill is not found; a cancelled shipment's is refused, as the client's is.
  */
 import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
 import { asShipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
@@ -13,6 +13,7 @@ import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
+import { ApiError } from "../../src/http/errors.ts";
 import { trackingUrl } from "./answers/tracking.ts";
 
 const tag = "Packing slips";
@@ -29,11 +30,22 @@ export function packingSlipRoutes(api: Api): void {
     middleware: view,
     params: z.object({ waybill: Waybill }),
     produces: "application/pdf",
+    refusals: {
+      shipment_cancelled: "the shipment was cancelled: it will not be carried",
+    },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
     const shipment = asShipment(
       await read(c, shipmentActor, tenant, params.waybill, { kind: "get" }),
     );
+    // spec: courier 4.6, 3.2: a cancelled shipment is not carried; its slip would go with a parcel
+    // nobody ships, so the courier's refuses as the client's own paper does.
+    if (shipment.status === "cancelled") {
+      throw new ApiError(
+        "shipment_cancelled",
+        `the shipment was cancelled, so it has no packing-slip: ${shipment.waybill}`,
+      );
+    }
     const courier = asBusiness(await read(c, businessActor, tenant, tenant, { kind: "get" }));
     const pdf = await packingSlipPdf({
       ...shipmentFacts(shipment, {

@@ -176,6 +176,22 @@ Deno.test("packing slip: another courier's waybill, or none, is not found", () =
     await missing.body?.cancel();
   }));
 
+Deno.test("packing slip: a cancelled shipment's is refused 422 shipment_cancelled, as the client's own paper", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { waybill } = await book(t, client);
+    const cancelled = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key: courier.business.api_key,
+      body: { event: "cancelled", reason: "order withdrawn" },
+    });
+    assert.equal(cancelled.status, 201, JSON.stringify(cancelled.body));
+    const res = await slip(t, courier.business.api_key, waybill);
+    assert.equal(res.status, 422);
+    const body = await res.json();
+    assert.equal(body.code, "shipment_cancelled");
+    assert.match(body.message, new RegExp(waybill));
+  }));
+
 Deno.test("packing slip: without the courier platform or a credential it is refused", () =>
   withTestEnv(async (t) => {
     const plain = await t.createBusiness();
