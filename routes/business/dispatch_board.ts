@@ -18,7 +18,8 @@
  *   {type: "driver_left", driver_id}       the driver no longer holds or is offered its trips
  * The drivers are those holding or offered one of the business's trips in progress, no other; a
  * driver whose trips here are queued behind their trip under way is shown without a position
- * (spec: business 3.1 queued: where they are belongs to that trip, maybe another business's).
+ * (spec: business 3.1 queued: where they are belongs to that trip, maybe another business's), as
+ * is one merely offered a trip here while carrying another business's trip.
  * Coalesced per trip and driver and pushed once per tick; a slow socket is left to drain
  * (src/web/feed.ts). Close codes as the courier board's (CLOSE).
  * GET /business/dispatch-board and /business/dispatch-board/{file}: the page, public static files.
@@ -34,7 +35,11 @@ import {
   newestPosition,
   tripsInProgress,
 } from "../../src/business/flows/dispatch_board.ts";
-import { boardDriverIds, BoardDrivers } from "../../src/business/rules/board_drivers.ts";
+import {
+  boardDriverIds,
+  BoardDrivers,
+  carriesOtherTenantsTrip,
+} from "../../src/business/rules/board_drivers.ts";
 import type { Deps } from "../../src/environment.ts";
 import {
   type LivePositions,
@@ -142,6 +147,7 @@ export class DispatchBoardFeed extends ChangeFeed {
         const feed = self.feed;
         if (change.type === TRIP_TYPE) feed?.heard(change.snapshot as Trip | null);
         else if (!drivers.has(change.id)) return null;
+        else if (change.type === DRIVER_TYPE) feed?.carrying(change.id, change.snapshot);
         else if (change.type === DRIVER_POSITION && !drivers.sees(change.id, observedAt(change))) {
           // spec: business 3.1 queued: observed on the driver's trip under way, maybe another's.
           return null;
@@ -186,10 +192,24 @@ export class DispatchBoardFeed extends ChangeFeed {
     }
   }
 
+  /**
+   * A driver's holdings as they are now: one merely offered a trip here is seen only while
+   * carrying no other business's trip (tenant isolation), so a change there shows or clears them.
+   */
+  carrying(id: string, d: unknown): void {
+    const before = this.#drivers.since(id);
+    const held = typeof d === "object" && d !== null ? d as PoolDriver : null;
+    this.#drivers.carrying(id, held === null || carriesOtherTenantsTrip(held, this.#tenant));
+    if (this.#drivers.since(id) === before) return;
+    newestPosition(this.#deps, this.#deps.positions, id).then((p) => this.#locate(id, p))
+      .catch((e) => console.error(`dispatch board: driver ${id}:`, e));
+  }
+
   async #introduce(id: string): Promise<void> {
     const found = await boardDriver(this.#deps, this.#deps.positions, id);
     // Gone again meanwhile, or off shift (their shift message brings them when they come on).
     if (found === null || !this.#drivers.has(id)) return;
+    this.#drivers.carrying(id, carriesOtherTenantsTrip(found.driver, this.#tenant));
     const { position: _none, ...driver } = boardDriverView(found.driver, null);
     this.push(`${DRIVER_TYPE}:${id}`, { type: "driver", driver });
     if (found.position !== null && this.#drivers.sees(id, found.position.at)) {
@@ -273,7 +293,8 @@ function registerDocs(api: Api): void {
       "messages `ready`, `trip` {version, " +
       "trip}, `driver` {version, driver}, `position` {version, driver_id, position} (position " +
       "null: none to show now, as while the driver's trips here wait queued behind another " +
-      "trip), `driver_left` {driver_id}",
+      "trip, or while a driver merely offered a trip here carries another business's trip), " +
+      "`driver_left` {driver_id}",
     tags,
     security: [{ businessKey: [] }],
     request: {
@@ -327,8 +348,9 @@ export function dispatchBoardRoutes(api: Api): void {
     description: "The business's trips in progress (from the trips' read table, which trails a " +
       "booking by the projection lag) with their driver and waiting offer, and the pool " +
       "drivers on shift holding or offered one of them, with their newest position (no other " +
-      "driver; null while the driver's trips here wait queued behind another trip). The live " +
-      "socket brings every later change.",
+      "driver; null while the driver's trips here wait queued behind another trip, or while " +
+      "one merely offered a trip here carries another business's trip). The live socket " +
+      "brings every later change.",
     tag: TAG,
     security: "business",
     middleware: [business()],

@@ -2,7 +2,8 @@
  * What a business's dispatch board opens with (Business API 1.2 and 3.1; the board of issue 38):
  * the business's trips in progress (the `business_trips` read table), the pool drivers on shift
  * holding or offered one of them (the `pool_drivers` read table) with their newest positions
- * known here (none of a driver whose trips here wait queued behind another: rules/board_drivers),
+ * known here (none of a driver whose trips here wait queued behind another, nor of one merely
+ * offered a trip here while carrying another business's: rules/board_drivers),
  * and the vehicle types' names. The live socket brings every later change.
  */
 import type { Trip } from "../../../actors/business/trip/mod.ts";
@@ -18,7 +19,7 @@ import type { Deps } from "../../environment.ts";
 import { type OnlineDriver, onlineDrivers, storedPositions } from "../queries/pool_drivers.ts";
 import { tripPage } from "../queries/trips.ts";
 import type { LivePositions, Position } from "../reactors/live_positions.ts";
-import { BoardDrivers } from "../rules/board_drivers.ts";
+import { BoardDrivers, carriesOtherTenantsTrip } from "../rules/board_drivers.ts";
 import { catalogueOf } from "./fares.ts";
 
 /** Trips a board opens with: its list page's largest; later ones arrive live. */
@@ -47,6 +48,7 @@ export async function dispatchBoardState(
   // Only the drivers on the business's trips: where another's driver is is not its to see.
   const board = new BoardDrivers();
   for (const t of trips) board.trip(t);
+  await tellCarrying(deps, board, tenant);
   const drivers = await onlineDrivers(deps.db, board.ids());
   // Memory first (this instance's pings, newest); the stored batches for the others.
   const unheard = drivers.filter((d) => positions.latest(d.id) === null).map((d) => d.id);
@@ -62,6 +64,23 @@ export async function dispatchBoardState(
     vehicle_types: catalogue.vehicle_types.map((v) => ({ id: v.id, name: v.name })),
     position_fresh_seconds: orRefuse(settings).position_fresh_seconds,
   };
+}
+
+/**
+ * Tells the board what its merely offered drivers carry (spec: business 3.1; tenant isolation):
+ * one carrying another business's trip, or unreadable now, stays without a position.
+ */
+async function tellCarrying(
+  deps: Pick<Deps, "runtime">,
+  board: BoardDrivers,
+  tenant: string,
+): Promise<void> {
+  await Promise.all(
+    board.offered().map(async (id) => {
+      const r = await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, id, { kind: "get" });
+      if (r.ok && r.reply !== null) board.carrying(id, carriesOtherTenantsTrip(r.reply, tenant));
+    }),
+  );
 }
 
 /** The business's trips in progress a board opens with (and its feed learns its drivers from). */

@@ -4,10 +4,14 @@
  * business's trips, and where one is while on another business's trip is not this business's to
  * see. A trip's driver and the driver its waiting offer is for; none once the trip ended. A driver
  * whose only trips of the business wait queued behind their trip under way is on the board without
- * a position (spec: business 3.1 queued): where they are belongs to that trip.
+ * a position (spec: business 3.1 queued): where they are belongs to that trip. A driver merely
+ * offered a trip is seen only while known to carry no other business's trip: where they are then
+ * is where that business's parcel is (tenant isolation), so until their holdings are told
+ * (`carrying`) an offered driver is on the board without a position.
  */
 import { locationSince, SEEN_ANY_TIME, type TripStart } from "./tracking.ts";
 import { TRIP_STATUS_FLAGS } from "./trip_status.ts";
+import { tripOfKey } from "./driver_holding.ts";
 
 /** What of a trip names its drivers. */
 export interface TripDrivers extends TripStart {
@@ -21,6 +25,21 @@ export interface BoardSighting {
   readonly id: string;
   /** A position observed then or later is shown; null: none (rules/tracking.ts locationSince). */
   readonly since: number | null;
+  /** Merely offered the trip: seen only while carrying no other business's trip. */
+  readonly offered: boolean;
+}
+
+/** What a pool driver holds (actors/business/pool_driver.ts): `<business>:<reference>` keys. */
+export interface DriverHoldings {
+  readonly current: string | null;
+  readonly queued: string | null;
+}
+
+/** Whether the driver holds a trip of a business other than `tenant` (one unreadable counts). */
+export function carriesOtherTenantsTrip(d: DriverHoldings, tenant: string): boolean {
+  return [d.current, d.queued].some((key) =>
+    key !== null && tripOfKey(key)?.business_id !== tenant
+  );
 }
 
 /** The earlier of two sightings' times; null only when both are null. */
@@ -31,11 +50,13 @@ function earlier(a: number | null, b: number | null): number | null {
 /** The drivers a trip in progress brings onto its business's board, with their sightings. */
 export function boardSightings(t: TripDrivers): BoardSighting[] {
   if (TRIP_STATUS_FLAGS[t.status].final) return [];
-  const since = new Map<string, number | null>();
-  if (t.driver) since.set(t.driver.id, locationSince(t));
-  // Offered the trip: shown with their newest position, as before any acceptance.
-  if (t.offer?.driver_id) since.set(t.offer.driver_id, SEEN_ANY_TIME);
-  return [...since].map(([id, s]) => ({ id, since: s }));
+  const out: BoardSighting[] = [];
+  if (t.driver) out.push({ id: t.driver.id, since: locationSince(t), offered: false });
+  // Offered the trip: their newest position, as before any acceptance, if they carry nothing
+  // of another business's (BoardDrivers.since); the trip's own driver is seen as its driver.
+  const asked = t.offer?.driver_id;
+  if (asked && asked !== t.driver?.id) out.push({ id: asked, since: SEEN_ANY_TIME, offered: true });
+  return out;
 }
 
 /** The drivers a trip in progress brings onto its business's board. */
@@ -47,7 +68,9 @@ export function boardDriverIds(t: TripDrivers): string[] {
 export class BoardDrivers {
   readonly #byTrip = new Map<string, readonly string[]>();
   /** Per driver on the board: each trip naming them, with its sighting. */
-  readonly #sightings = new Map<string, Map<string, number | null>>();
+  readonly #sightings = new Map<string, Map<string, BoardSighting>>();
+  /** Per driver: whether they carry another business's trip, as last told; absent: unknown. */
+  readonly #elsewhere = new Map<string, boolean>();
 
   /** A trip as it is now; answers the drivers it brought onto the board and took off it. */
   trip(t: TripDrivers): { added: string[]; removed: string[] } {
@@ -60,9 +83,9 @@ export class BoardDrivers {
     for (const s of now) {
       const of = this.#sightings.get(s.id);
       if (of === undefined) {
-        this.#sightings.set(s.id, new Map([[t.reference, s.since]]));
+        this.#sightings.set(s.id, new Map([[t.reference, s]]));
         added.push(s.id);
-      } else of.set(t.reference, s.since);
+      } else of.set(t.reference, s);
     }
     for (const id of before) {
       const of = this.#sightings.get(id);
@@ -70,6 +93,7 @@ export class BoardDrivers {
       of.delete(t.reference);
       if (of.size > 0) continue;
       this.#sightings.delete(id);
+      this.#elsewhere.delete(id);
       removed.push(id);
     }
     return { added, removed };
@@ -89,10 +113,24 @@ export class BoardDrivers {
     return this.#byTrip.get(reference) ?? [];
   }
 
+  /** The driver on the board holds another business's trip (true) or none (false), as now. */
+  carrying(driverId: string, otherTenants: boolean): void {
+    if (this.has(driverId)) this.#elsewhere.set(driverId, otherTenants);
+  }
+
+  /** The drivers on the board merely offered one of its trips. */
+  offered(): string[] {
+    return this.ids().filter((id) => [...this.#sightings.get(id)!.values()].some((s) => s.offered));
+  }
+
   /** From when the board may see where the driver is: the earliest of their trips'; null: not. */
   since(driverId: string): number | null {
+    // Offered only: not while they carry, or may carry, another business's trip.
+    const hidden = this.#elsewhere.get(driverId) !== false;
     let since: number | null = null;
-    for (const s of this.#sightings.get(driverId)?.values() ?? []) since = earlier(since, s);
+    for (const s of this.#sightings.get(driverId)?.values() ?? []) {
+      if (!(s.offered && hidden)) since = earlier(since, s.since);
+    }
     return since;
   }
 

@@ -3,7 +3,11 @@
  * and no other (issue 38 item 7): each as long as one of its trips names them.
  */
 import assert from "node:assert/strict";
-import { boardDriverIds, BoardDrivers } from "../../../src/business/rules/board_drivers.ts";
+import {
+  boardDriverIds,
+  BoardDrivers,
+  carriesOtherTenantsTrip,
+} from "../../../src/business/rules/board_drivers.ts";
 
 const trip = (
   reference: string,
@@ -57,9 +61,39 @@ Deno.test("board drivers: a driver only on trips queued here is on the board uns
   });
   assert.equal(b.sees("d1", 4_999), false, "observed on the trip before");
   assert.equal(b.sees("d1", 5_000), true);
-  // Offered another trip of the business: seen as an offered driver is.
+  // Offered another trip of the business, carrying nothing of another's: seen as offered.
   b.trip({ reference: "B", status: "pending", driver: null, offer: { driver_id: "d1" } });
+  b.carrying("d1", false);
   assert.equal(b.sees("d1", 1), true);
   assert.deepEqual(b.ids(), ["d1"]);
   assert.deepEqual(b.named("B"), ["d1"]);
+});
+
+Deno.test("board drivers: a driver merely offered a trip is seen only while known to carry no other business's trip", () => {
+  const b = new BoardDrivers();
+  b.trip(trip("A", "pending", null, "d1"));
+  assert.equal(b.sees("d1", 1), false, "holdings not yet told");
+  b.carrying("d1", true);
+  assert.equal(b.since("d1"), null, "carrying another business's trip");
+  b.carrying("d1", false);
+  assert.equal(b.sees("d1", 1), true);
+  b.carrying("d1", true);
+  assert.equal(b.sees("d1", 1), false);
+  // Its own trip's driver is seen as such, whatever else they are offered.
+  b.trip(trip("B", "accepted", "d1"));
+  assert.equal(b.sees("d1", 1), true);
+  // Taken off the board, what they carried is forgotten: offered again, unseen until told.
+  b.trip(trip("B", "completed", "d1"));
+  b.trip(trip("A", "pending", null, "d2"));
+  b.trip(trip("C", "pending", null, "d1"));
+  assert.equal(b.sees("d1", 1), false);
+});
+
+Deno.test("carriesOtherTenantsTrip(): a held trip of another business, current or queued", () => {
+  const none = { current: null, queued: null };
+  assert.equal(carriesOtherTenantsTrip(none, "biz_a"), false);
+  assert.equal(carriesOtherTenantsTrip({ ...none, current: "biz_a:T1" }, "biz_a"), false);
+  assert.equal(carriesOtherTenantsTrip({ ...none, current: "biz_b:T1" }, "biz_a"), true);
+  assert.equal(carriesOtherTenantsTrip({ current: "biz_a:T1", queued: "biz_b:T2" }, "biz_a"), true);
+  assert.equal(carriesOtherTenantsTrip({ ...none, current: "garbled" }, "biz_a"), true);
 });
