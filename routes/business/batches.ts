@@ -153,7 +153,8 @@ function packingSlipsRoute(api: Api): void {
       "packing slip settings, pieces from its order_payload). With_labels=1 puts each stop's " +
       "custody label (the scanning add-on) after its slip, to cut off and stick on the parcel; " +
       "a batch booked without the add-on has none (404 custody_scanning_off). A stop still " +
-      "being booked has no slip yet.",
+      "being booked has no slip yet; a cancelled stop has none (it is not packed or carried), " +
+      "and a batch whose every stop was cancelled is refused 422 batch_cancelled.",
     tag,
     security,
     middleware: guard,
@@ -167,6 +168,7 @@ function packingSlipsRoute(api: Api): void {
     refusals: {
       not_found: "no batch of the business has this id",
       custody_scanning_off: "with_labels=1 for a batch booked without the custody scanning add-on",
+      batch_cancelled: "every stop of the batch was cancelled: nothing to pack",
     },
   }, async (c, { params, query }) => {
     const { env, tenant } = businessCall(c);

@@ -2,7 +2,7 @@
  * A batch's packing slips (Business API 4.2 GET /business/batches/{id}/packing-slips): every
  * stop's slip in one PDF, in the driving order, as each trip's own packing slip prints it (2.6
  * settings, pieces from its order_payload); with labels, each stop's custody label (the scanning
- * add-on) follows its slip, to be cut off and stuck on the parcel.
+ * add-on) follows its slip, to be cut off and stuck on the parcel. A cancelled stop has none.
  */
 import { PDFDocument } from "pdf-lib";
 import { batchActor } from "../../../actors/business/batch.ts";
@@ -24,7 +24,13 @@ export async function batchPackingSlips(
   withLabels: boolean,
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { batch } = orRefuse(await deps.runtime.read(batchActor, business, id, { kind: "get" }));
-  const trips = await stopTrips(deps, business, batch.stops);
+  const booked = await stopTrips(deps, business, batch.stops);
+  // spec: business 4.2, 3.1: a slip is what to pack; a cancelled stop is not carried, so its
+  // slip is left out (the batch's answer shows the stop cancelled), never printed to be packed.
+  const trips = booked.filter((t) => t.status !== "cancelled");
+  if (booked.length > 0 && trips.length === 0) {
+    refuse("batch_cancelled", `every stop of the batch was cancelled: nothing to pack: ${id}`);
+  }
   if (withLabels && !trips.some((t) => t.scan_code !== null)) {
     refuse(
       "custody_scanning_off",

@@ -93,3 +93,34 @@ Deno.test("batch packing slips: a stop whose trip read meets a busy actor answer
     assert.equal(slips.status, 200);
     assert.equal(pageTexts(await pdfText(new Uint8Array(await slips.arrayBuffer()))).length, 3);
   }));
+
+Deno.test("batch packing slips: a cancelled stop's slip is left out, never printed to be packed; a batch all cancelled is refused 422 batch_cancelled", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const made = await postBatch(t, b.api_key, { segment: "parcel", stops: LINE });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const batch = made.body.data;
+    const path = `/business/batches/${batch.id}/packing-slips`;
+    const cancel = async (reference: string) => {
+      const r = await t.call("POST", `/business/trips/${reference}/cancel`, { key: b.api_key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    };
+    const [first, second, third] = batch.stops.map((s: { trip_reference: string }) =>
+      s.trip_reference
+    );
+    await cancel(second);
+    const slips = await get(t, b.api_key, path);
+    assert.equal(slips.status, 200);
+    const pages = pageTexts(await pdfText(new Uint8Array(await slips.arrayBuffer())));
+    assert.equal(pages.length, 2, "the stops still to be carried");
+    assert.ok(pages[0]!.includes(first) && pages[1]!.includes(third));
+    assert.ok(!pages.some((p) => p.includes(second)), "no slip of the cancelled stop");
+
+    await cancel(first);
+    await cancel(third);
+    const none = await get(t, b.api_key, path);
+    assert.equal(none.status, 422);
+    const body = await none.json();
+    assert.equal(body.code, "batch_cancelled");
+    assert.match(body.message, new RegExp(batch.id));
+  }));
