@@ -9,6 +9,7 @@ import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { batchPage } from "../../src/business/queries/batches.ts";
 import { BATCH_STOPS_MAX } from "../../src/business/rules/batch.ts";
+import { BATCH_SLIP_PAGES_MAX } from "../../src/business/rules/documents/facts.ts";
 import {
   BOOKING_RETRY_AFTER_SECONDS,
   IDEMPOTENCY_KEY_CHARS_MAX,
@@ -154,7 +155,10 @@ function packingSlipsRoute(api: Api): void {
       "custody label (the scanning add-on) after its slip, to cut off and stick on the parcel; " +
       "a batch booked without the add-on has none (404 custody_scanning_off). A stop still " +
       "being booked has no slip yet; a cancelled stop has none (it is not packed or carried), " +
-      "and a batch whose every stop was cancelled is refused 422 batch_cancelled.",
+      "and a batch whose every stop was cancelled is refused 422 batch_cancelled. One " +
+      `request builds at most ${BATCH_SLIP_PAGES_MAX} pages (a slip a piece, plus the labels): ` +
+      "a batch above is refused 422 batch_slip_pages_exceeded, nothing built; print its " +
+      "trips' slips one by one (GET /business/trips/{id}/packing-slip).",
     tag,
     security,
     middleware: guard,
@@ -169,6 +173,7 @@ function packingSlipsRoute(api: Api): void {
       not_found: "no batch of the business has this id",
       custody_scanning_off: "with_labels=1 for a batch booked without the custody scanning add-on",
       batch_cancelled: "every stop of the batch was cancelled: nothing to pack",
+      batch_slip_pages_exceeded: `the slips would run to more than ${BATCH_SLIP_PAGES_MAX} pages`,
     },
   }, async (c, { params, query }) => {
     const { env, tenant } = businessCall(c);

@@ -9,7 +9,7 @@ import { batchActor } from "../../../actors/business/batch.ts";
 import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
-import { piecesOf } from "../rules/documents/facts.ts";
+import { BATCH_SLIP_PAGES_MAX, batchSlipPages, piecesOf } from "../rules/documents/facts.ts";
 import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { custodyLabelOf } from "./custody_labels.ts";
 import { businessName, packingSlipSettingsOf, tripFacts } from "./trip_documents.ts";
@@ -41,13 +41,21 @@ export async function batchPackingSlips(
     packingSlipSettingsOf(deps, business),
     businessName(deps, business),
   ]);
-  const out = await PDFDocument.create();
-  for (const trip of trips) {
-    const facts = tripFacts(trip, sender);
-    await append(
-      out,
-      await packingSlipPdf({ facts, settings, pieces: piecesOf(undefined, facts) }),
+  const facts = trips.map((trip) => tripFacts(trip, sender));
+  const labels = withLabels ? trips.filter((t) => t.scan_code !== null).length : 0;
+  const pages = batchSlipPages(facts, labels);
+  // One request must not build tens of thousands of pages in memory (spec: business 4.2).
+  if (pages > BATCH_SLIP_PAGES_MAX) {
+    refuse(
+      "batch_slip_pages_exceeded",
+      `the batch's slips would run to ${pages} pages, above ${BATCH_SLIP_PAGES_MAX}: ` +
+        `print each trip's packing slip on its own: ${id}`,
     );
+  }
+  const out = await PDFDocument.create();
+  for (const [i, trip] of trips.entries()) {
+    const f = facts[i]!;
+    await append(out, await packingSlipPdf({ facts: f, settings, pieces: piecesOf(undefined, f) }));
     if (withLabels && trip.scan_code !== null) {
       await append(out, await custodyLabelOf({ ...trip, scan_code: trip.scan_code }));
     }

@@ -8,6 +8,11 @@ import { toMinor } from "../../../domain/money.ts";
 
 /** spec: business 4.1: `?pieces=N`; as many as a booking's `order_payload.pieces` may say. */
 export const PIECES_MAX = 1_000;
+/**
+ * spec: business 4.2: a batch's slips (and labels) built in one request, pages at most: 50 stops
+ * of up to PIECES_MAX pieces would be 50,000 pages held in memory at once; above, refused.
+ */
+export const BATCH_SLIP_PAGES_MAX = 2_000;
 /** spec: business 2.6: packing slip settings `returns_note` max 1000 characters. */
 export const RETURNS_NOTE_CHARS_MAX = 1_000;
 
@@ -144,6 +149,14 @@ export function nameParts(name: string | null): RecipientNames {
 /** spec: business 4.1: N of `?pieces=N`, else `order_payload.pieces`, else one. */
 export function piecesOf(query: number | undefined, facts: Pick<TripFacts, "pieces">): number {
   return Math.min(PIECES_MAX, query ?? facts.pieces ?? 1);
+}
+
+/** The pages of a batch's slips: one a piece of each stop, plus its label when asked (4.2). */
+export function batchSlipPages(
+  stops: readonly Pick<TripFacts, "pieces">[],
+  labels: number,
+): number {
+  return stops.reduce((n, facts) => n + piecesOf(undefined, facts), labels);
 }
 
 /** Missing of an item: ordered less packed, once packed (a blank packed column is not missing). */
