@@ -41,22 +41,30 @@ export function departureFollowUps(run: NetworkRun, by: string, fallbackKey: str
       custody(w, key, { holder, event, pieces: carriedPieces(run.stops, w), by }, run.id)
     )
   );
-  // Leaving a border the shipments were presented at: a later release awaits collection.
-  const left = run.stops
+  return [...moves, ...leftBorderFollowUps(run, by)];
+}
+
+/**
+ * spec: courier 2.9 released_awaiting_collection: a run that leaves a border stop it presented
+ * with no entry recorded (it departs, or arrives) left behind what customs held there, so a
+ * release afterwards awaits collection. The crossing records it once, however often it is told.
+ */
+export function leftBorderFollowUps(run: NetworkRun, by: string): FollowUp[] {
+  return run.stops
     .filter((s) => s.kind === "checkpoint" && s.status === "presented")
     .flatMap((s) =>
       s.crossings.map((x) => ({ kind: "vehicle_left" as const, crossing_id: x, by }))
     );
-  return [...moves, ...left];
 }
 
 /**
  * spec: courier 3.2: linehaul closes on arrival for what the run carried on a trunk leg (what it
  * delivers stays out for delivery), keyed by the boarding. The unload, deliveries and reports
- * follow the arrival: leg_trip_ended waits for the grace (tripEndedFollowUps).
+ * follow the arrival: leg_trip_ended waits for the grace (tripEndedFollowUps). A border stop
+ * still presented is left behind (leftBorderFollowUps).
  */
 export function arrivalFollowUps(run: NetworkRun, by: string): FollowUp[] {
-  return run.items
+  const moves = run.items
     .filter((i) => i.state === "on_board" && departureEvent(run, i.waybill) !== "out_for_delivery")
     .map(({ waybill: w }) =>
       custody(w, `${run.id}:arrival:${boarding(run, w)}`, {
@@ -66,6 +74,7 @@ export function arrivalFollowUps(run: NetworkRun, by: string): FollowUp[] {
         by,
       })
     );
+  return [...moves, ...leftBorderFollowUps(run, by)];
 }
 
 /**

@@ -1,0 +1,36 @@
+/**
+ * A run that leaves a border stop without recording the crossing (courier 2.9, 3.4): what customs
+ * held there stays behind, so customs' release afterwards awaits collection, raised once.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { checkpointStop, crossBorderRun, deliverStops, post } from "./runs_fixtures.ts";
+
+Deno.test("runs: a run that arrives without crossing the border where customs holds a shipment leaves it there; released, it awaits collection once", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    const crossing = async () =>
+      (await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      })).body.data.crossings[0];
+    const id = (await crossing()).id;
+    await post(t, courier, `/business/customs/${id}/move`, { action: "hold", reason: "x-ray" });
+    // spec: courier 2.9: the run arrives with no exit or entry recorded: the vehicle left it.
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.notEqual((await crossing()).vehicle_left_at, null);
+    await post(t, courier, `/business/customs/${id}/move`, { action: "release", evidence: "RN-9" });
+    await t.settle();
+    const raised = await t.call(
+      "GET",
+      "/business/courier/alerts?kind=released_awaiting_collection",
+      {
+        key: courier.business.api_key,
+      },
+    );
+    assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
+  }));
