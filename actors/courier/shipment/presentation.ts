@@ -9,6 +9,7 @@ import {
   FINAL_HEADLINES,
   healthOf,
   type OpenMilestone,
+  type ScanEvent,
 } from "../../../src/courier/rules/lifecycle.ts";
 import { lifecycleChanges, lifecycleOf, obligations, TRAIL_MAX } from "./lifecycle.ts";
 import { timersFor } from "./timers.ts";
@@ -44,13 +45,19 @@ export function presentedAfter(
   };
 }
 
+/** Outcomes that settle a crossing (courier 3.2: cleared or released; refused, an exception). */
+const SETTLING: ReadonlySet<ScanEvent> = new Set(["cleared", "released", "customs_refused"]);
+/** Outcomes that hold it (for papers too): the crossing waits on customs still. */
+const HOLDING: ReadonlySet<ScanEvent> = new Set(["customs_hold", "documents_requested"]);
+
 /**
  * spec: courier 3.2: customs_clearance closes when cleared or released, the crossing's own: one
- * per border. A crossing settled that is not the one the shipment stands presented at (an
- * earlier border's, come late) leaves the presentation's clearance (and papers) open and its
- * headline; the one it stands presented at, settled while the earlier border it replaced is not,
- * opens that border's again. Either way the earlier border is settled on the shipment. `after`:
- * the lifecycle after the scan; a scan naming no crossing (operations') is left as it is.
+ * per border; a refusal settles it too. A crossing settled that is not the one the shipment
+ * stands presented at (an earlier border's, come late) leaves the presentation's clearance (and
+ * papers) open and its headline; the one it stands presented at, settled while the earlier border
+ * it replaced is not, opens that border's again. Either way the earlier border is settled on the
+ * shipment. An earlier border's hold leaves the headline to the border it stands at (heldAfter).
+ * `after`: the lifecycle after the scan; a scan naming no crossing (operations') is left as it is.
  */
 export function settledAfter(
   state: Shipment,
@@ -60,9 +67,9 @@ export function settledAfter(
 ): Lifecycle {
   const p = state.presentation ?? null;
   const { event } = command.scan;
-  if (!command.settles || p === null || (event !== "cleared" && event !== "released")) {
-    return after;
-  }
+  if (!command.settles || p === null) return after;
+  if (HOLDING.has(event)) return heldAfter(state, command.settles, after, now);
+  if (!SETTLING.has(event)) return after;
   if (command.settles !== p.crossing_id) {
     // An earlier border's: the presentation's own clearance, while customs has not settled it,
     // stays open (with papers it owes); an earlier one opened again is what settles now.
@@ -77,6 +84,20 @@ export function settledAfter(
   if (p.clearance_before === null) return { ...after, presentation };
   const milestones = [...after.milestones, p.clearance_before];
   return relived(after, { status: after.status, milestones }, { presentation, now });
+}
+
+/**
+ * spec: courier 3.2: a hold by an earlier border's customs, while the shipment stands presented
+ * at a later border whose crossing is not settled, leaves the headline that border gives it; the
+ * earlier border, unsettled still, keeps its clearance to open again (clearance_before).
+ */
+function heldAfter(state: Shipment, settles: string, after: Lifecycle, now: number): Lifecycle {
+  const p = state.presentation!;
+  if (settles === p.crossing_id || p.settled_at !== undefined) return after;
+  return relived(after, { status: state.status, milestones: after.milestones }, {
+    presentation: p,
+    now,
+  });
 }
 
 function isCustoms(m: OpenMilestone): boolean {

@@ -99,3 +99,33 @@ Deno.test("runs: the first border's clearance, come late, leaves the second bord
     await move(t, courier, own.id, { action: "clear", customs_reference: "MRA-2" });
     assert.deepEqual((await customsOpen(t, courier, waybill)).open, []);
   }));
+
+Deno.test("runs: the first border's hold or refusal, come late, leaves the second border's clearance and headline as they were", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill, booked, own } = await pastFirstBorder(t);
+    await move(t, courier, booked.id, { action: "hold", reason: "inspection at Tlokweng" });
+    // spec: courier 3.2: the shipment stands presented at the second border, whose customs has
+    // neither held nor settled it.
+    assert.equal((await shipment(t, courier, waybill)).status, "customs_processing");
+    await move(t, courier, booked.id, { action: "refuse", reason: "permit missing" });
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_processing");
+    assert.equal(s.health, "exception");
+    assert.deepEqual((await customsOpen(t, courier, waybill)).open, ["customs_clearance"]);
+    await move(t, courier, own.id, { action: "clear", customs_reference: "MRA-2" });
+    assert.deepEqual((await customsOpen(t, courier, waybill)).open, []);
+  }));
+
+Deno.test("runs: the second border's refusal leaves the shipment waiting on customs for the first border's crossing, until customs settles it", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill, booked, own } = await pastFirstBorder(t);
+    await move(t, courier, own.id, { action: "refuse", reason: "permit missing" });
+    // spec: courier 3.2: the refusal settles the second border's clearance only; the first
+    // border's crossing is still with customs.
+    assert.deepEqual(await customsOpen(t, courier, waybill), {
+      health: "exception",
+      open: ["customs_clearance"],
+    });
+    await move(t, courier, booked.id, { action: "clear", customs_reference: "SARS-1" });
+    assert.deepEqual((await customsOpen(t, courier, waybill)).open, []);
+  }));
