@@ -132,12 +132,12 @@ function customsOverdue(
 ): void {
   const firstOver = addWorkingHours(terms.calendar, m.due_at, 0);
   if (now < firstOver) {
-    c.customsDays = 0;
+    counted(c, 0);
     // workingDaysOver counts a day once time strictly after its start has passed.
     c.customsCheck = firstOver + 1;
     return;
   }
-  c.customsDays = 1;
+  counted(c, 1);
   c.events.push(
     alertDue(
       state,
@@ -170,12 +170,17 @@ function noScan(state: Shipment, c: Checks, terms: LifecycleTerms, now: number):
   );
 }
 
-/** spec: courier 2.9: customs past its wait, once per working day over. */
+/**
+ * spec: courier 2.9: customs past its wait, once per working day over, each clearance its own
+ * days: an earlier border's opened again (presentation.ts) goes on from the days it had alerted,
+ * not from the later border's.
+ */
 function customsDaysOver(state: Shipment, c: Checks, terms: LifecycleTerms, now: number): void {
   const customs = c.milestones.find((o) => o.name === "customs_clearance");
   if (!customs) return;
+  const done = customs.days_alerted ?? c.customsDays;
   const over = workingDaysOver(terms.calendar, customs.due_at, now);
-  for (let day = c.customsDays + 1; day <= over; day++) {
+  for (let day = done + 1; day <= over; day++) {
     c.events.push(
       alertDue(
         state,
@@ -187,8 +192,16 @@ function customsDaysOver(state: Shipment, c: Checks, terms: LifecycleTerms, now:
       ),
     );
   }
-  c.customsDays = Math.max(c.customsDays, over);
+  counted(c, Math.max(done, over));
   c.customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+}
+
+/** The open customs_clearance has alerted `days` working days over (and so has the shipment). */
+function counted(c: Checks, days: number): void {
+  c.customsDays = days;
+  c.milestones = c.milestones.map((o) =>
+    o.name === "customs_clearance" ? { ...o, days_alerted: days } : o
+  );
 }
 
 /** The checks' decision: the lifecycle after them and their events, the timer armed again. */

@@ -88,6 +88,12 @@ export interface OpenMilestone {
   readonly overdue_raised: boolean;
   /** customs_documents: the courier supplied the papers; customs now has them. */
   readonly supplied_at: number | null;
+  /**
+   * customs_clearance: its working days over customs' wait alerted so far (courier 2.9
+   * customs_wait_exceeded, once per day), counted per clearance: one border's each. Absent on a
+   * clearance kept before it was counted here (the shipment's customs_days_alerted counts it).
+   */
+  readonly days_alerted?: number;
 }
 
 /** Scan and custody events operations (and later runs and drivers) record (courier 3.2). */
