@@ -325,6 +325,8 @@ function followUpsOf(before: NetworkRun, after: NetworkRun, c: RunChange, now: n
       return follow.reportFollowUps(after, c);
     case "stop_waiting":
       return follow.waitingFollowUps(after.id, c);
+    case "stop_border":
+      return follow.leftBorderFollowUps(after, c.by, c.stop_id);
     case "stop_cross":
       return follow.crossFollowUps(stop!, c);
     case "stop_deliver":

@@ -46,12 +46,13 @@ export function departureFollowUps(run: NetworkRun, by: string, fallbackKey: str
 
 /**
  * spec: courier 2.9 released_awaiting_collection: a run that leaves a border stop it presented
- * with no entry recorded (it departs, or arrives) left behind what customs held there, so a
- * release afterwards awaits collection. The crossing records it once, however often it is told.
+ * with no entry recorded (it departs, arrives, or is presented at another border: `here`) left
+ * behind what customs held there, so a release afterwards awaits collection. The crossing records
+ * it once, however often it is told.
  */
-export function leftBorderFollowUps(run: NetworkRun, by: string): FollowUp[] {
+export function leftBorderFollowUps(run: NetworkRun, by: string, here?: string): FollowUp[] {
   return run.stops
-    .filter((s) => s.kind === "checkpoint" && s.status === "presented")
+    .filter((s) => s.kind === "checkpoint" && s.status === "presented" && s.id !== here)
     .flatMap((s) =>
       s.crossings.map((x) => ({ kind: "vehicle_left" as const, crossing_id: x, by }))
     );

@@ -34,3 +34,40 @@ Deno.test("runs: a run that arrives without crossing the border where customs ho
     );
     assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
   }));
+
+Deno.test("runs: a run that goes on to the next border without crossing the one where customs holds a shipment leaves it there; released, it awaits collection", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [held, along] = waybills as [string, string];
+    const first = await checkpointStop(t, courier, run);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "ZA",
+      to_country: "MZ",
+      border_post: "Lebombo",
+    }, 201);
+    const second = added.data.stops.at(-1).id as string;
+    await deliverStops(t, courier, run, [held, along]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${first}/border`, {});
+    const crossing = async () =>
+      (await t.call("GET", `/business/shipments/${held}/customs`, {
+        key: courier.business.api_key,
+      })).body.data.crossings[0];
+    const id = (await crossing()).id;
+    await post(t, courier, `/business/customs/${id}/move`, { action: "hold", reason: "x-ray" });
+    // spec: courier 2.9: presented at the next border, the vehicle has left the first.
+    await post(t, courier, `/business/network-runs/${run}/stops/${second}/border`, {});
+    await t.settle();
+    assert.notEqual((await crossing()).vehicle_left_at, null);
+    await post(t, courier, `/business/customs/${id}/move`, { action: "release", evidence: "RN-9" });
+    await t.settle();
+    const raised = await t.call(
+      "GET",
+      "/business/courier/alerts?kind=released_awaiting_collection",
+      {
+        key: courier.business.api_key,
+      },
+    );
+    assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [held]);
+  }));

@@ -25,7 +25,7 @@ import { reserveRunStep } from "../run_steps.ts";
 import { clientFeeAt } from "../later_charges.ts";
 import { shipmentIn } from "../shipments.ts";
 import type { Shipment } from "../../../../actors/courier/shipment/mod.ts";
-import { askStop, runFor, stopOf } from "./ask.ts";
+import { runFor, stopOf } from "./ask.ts";
 import { passCustoms, withdrawPresented } from "./customs_gate.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
@@ -96,7 +96,16 @@ export async function border(
       by: caller.by,
     } as const;
     try {
-      return (await askStop(deps, caller, runId, command, key, body)).answer;
+      // spec: courier 2.9: presented here, the vehicle left a border it presented and never
+      // entered: the run recorded it (leftBorderFollowUps), from the stops as it found them.
+      return await stopAndFollow(deps, caller, {
+        runId,
+        command,
+        key,
+        request: body,
+        recorded: true,
+        followUps: () => [],
+      });
     } catch (e) {
       // The load changed since it was read: presented again as it is now.
       const changed = e instanceof Refused && e.rejection.code === "border_load_changed";
