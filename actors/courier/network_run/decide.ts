@@ -315,6 +315,8 @@ function followUpsOf(before: NetworkRun, after: NetworkRun, c: RunChange, now: n
       return follow.departureFollowUps(after, c.by, `${after.id}:depart`);
     case "arrive":
       return follow.arrivalFollowUps(after, c.by);
+    case "close":
+      return follow.leftBorderFollowUps(after, c.by);
     case "unload":
       return follow.unloadFollowUps(after, c.facility_id ?? null, c.by);
     case "transfer":

@@ -46,7 +46,7 @@ export function departureFollowUps(run: NetworkRun, by: string, fallbackKey: str
 
 /**
  * spec: courier 2.9 released_awaiting_collection: a run that leaves a border stop it presented
- * with no entry recorded (it departs, arrives, or is presented at another border: `here`) left
+ * with no entry recorded (it departs, arrives, closes, or is presented at another border: `here`) left
  * behind what customs held there, so a release afterwards awaits collection. The crossing records
  * it once, however often it is told.
  */

@@ -71,3 +71,36 @@ Deno.test("runs: a run that goes on to the next border without crossing the one 
     );
     assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [held]);
   }));
+
+Deno.test("runs: a run closed with the shipment customs holds at a border stop it never crossed leaves it there; released, it awaits collection", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    const crossing = async () =>
+      (await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      })).body.data.crossings[0];
+    const id = (await crossing()).id;
+    await post(t, courier, `/business/customs/${id}/move`, { action: "hold", reason: "x-ray" });
+    // spec: courier 3.4: held by customs is its end state on the run, which closes and leaves it.
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill,
+      condition: "customs_hold",
+      note: "held at Tlokweng",
+    });
+    await post(t, courier, `/business/network-runs/${run}/close`, {});
+    assert.notEqual((await crossing()).vehicle_left_at, null);
+    await post(t, courier, `/business/customs/${id}/move`, { action: "release", evidence: "RN-9" });
+    await t.settle();
+    const raised = await t.call(
+      "GET",
+      "/business/courier/alerts?kind=released_awaiting_collection",
+      {
+        key: courier.business.api_key,
+      },
+    );
+    assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
+  }));

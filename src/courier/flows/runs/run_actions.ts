@@ -6,6 +6,7 @@
 import {
   arrivalFollowUps,
   departureFollowUps,
+  leftBorderFollowUps,
   type NetworkRun,
   unloadFollowUps,
 } from "../../../../actors/courier/network_run/mod.ts";
@@ -116,6 +117,12 @@ export async function close(
   body: RunActionInput,
 ): Promise<NetworkRun> {
   await runFor(deps, caller, runId);
-  const command = { kind: "close", by: caller.by } as const;
-  return (await askRun(deps, caller, runId, command, actionKey("close", body), body)).run;
+  return await changeAndFollow(deps, caller, {
+    runId,
+    command: { kind: "close", by: caller.by },
+    key: actionKey("close", body),
+    request: body,
+    // spec: courier 2.9: the run closed has left a border stop it presented and never entered.
+    followUps: (next) => leftBorderFollowUps(next, caller.by),
+  });
 }
