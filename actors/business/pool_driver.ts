@@ -38,13 +38,19 @@ export interface PoolDriver {
   readonly queued: string | null;
   /** Taken and not yet confirmed by the trip's acceptance: settled by a timer if a crash cut in. */
   readonly unconfirmed: readonly string[];
+  /**
+   * When the driver last gave up a held trip (released: finished, cancelled, given back; or passed
+   * on): a position observed then or before may be that trip's, another business's (spec: business
+   * 3.1, 2.4; rules/board_drivers offeredSince). 0: never; null: not known (stored before it was).
+   */
+  readonly released_at: number | null;
 }
 
 export type PoolDriverState = PoolDriver | null;
 
 export type NewPoolDriver = Omit<
   PoolDriver,
-  "online" | "shift_changed_at" | "current" | "queued" | "unconfirmed"
+  "online" | "shift_changed_at" | "current" | "queued" | "unconfirmed" | "released_at"
 >;
 
 /** A take the trip's acceptance has not confirmed within this is settled (HOLD_OUTBOX). */
@@ -159,6 +165,7 @@ export const poolDriverActor: ActorDefinition<
           current: null,
           queued: null,
           unconfirmed: [],
+          released_at: 0,
         };
       case "shift_changed":
         if (state === null) throw new Error("shift_changed before pool_driver_created");
@@ -171,12 +178,15 @@ export const poolDriverActor: ActorDefinition<
         return evolveHold(state, event);
     }
   },
-  // Drivers stored before they held trips held none.
+  // Drivers stored before they held trips held none; before releases were kept, when they last
+  // gave one up is not known (null: their stored positions may be another business's trip's).
   load: (stored) => {
     const s = stored as PoolDriverState;
-    return s === null || s.unconfirmed !== undefined
+    if (s === null) return s;
+    const held = s.unconfirmed !== undefined
       ? s
       : { ...s, current: null, queued: null, unconfirmed: [] };
+    return held.released_at !== undefined ? held : { ...held, released_at: null };
   },
   outbox: (e, next) => {
     if (next === null) return [];
@@ -296,13 +306,15 @@ function evolveHold(
         ...s,
         [e.slot]: e.to,
         unconfirmed: s.unconfirmed.filter((t) => t !== e.trip),
+        released_at: e.at,
       };
     case "trip_released": {
       const unconfirmed = s.unconfirmed.filter((t) => t !== e.trip);
+      const released = { unconfirmed, released_at: e.at };
       // The queued trip moves up once the one under way is released.
       return s.current === e.trip
-        ? { ...s, current: s.queued, queued: null, unconfirmed }
-        : { ...s, queued: s.queued === e.trip ? null : s.queued, unconfirmed };
+        ? { ...s, current: s.queued, queued: null, ...released }
+        : { ...s, queued: s.queued === e.trip ? null : s.queued, ...released };
     }
     default:
       return unreachable(e);

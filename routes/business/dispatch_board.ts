@@ -19,7 +19,8 @@
  * The drivers are those holding or offered one of the business's trips in progress, no other; a
  * driver whose trips here are queued behind their trip under way is shown without a position
  * (spec: business 3.1 queued: where they are belongs to that trip, maybe another business's), as
- * is one merely offered a trip here while carrying another business's trip.
+ * is one merely offered a trip here while carrying another business's trip, or not seen since
+ * giving up their last trip (a position observed on it may be another business's).
  * Coalesced per trip and driver and pushed once per tick; a slow socket is left to drain
  * (src/web/feed.ts). Close codes as the courier board's (CLOSE).
  * GET /business/dispatch-board and /business/dispatch-board/{file}: the page, public static files.
@@ -38,7 +39,7 @@ import {
 import {
   boardDriverIds,
   BoardDrivers,
-  carriesOtherTenantsTrip,
+  offeredSince,
 } from "../../src/business/rules/board_drivers.ts";
 import type { Deps } from "../../src/environment.ts";
 import {
@@ -199,7 +200,7 @@ export class DispatchBoardFeed extends ChangeFeed {
   carrying(id: string, d: unknown): void {
     const before = this.#drivers.since(id);
     const held = typeof d === "object" && d !== null ? d as PoolDriver : null;
-    this.#drivers.carrying(id, held === null || carriesOtherTenantsTrip(held, this.#tenant));
+    this.#drivers.carrying(id, held === null ? null : offeredSince(held, this.#tenant));
     if (this.#drivers.since(id) === before) return;
     newestPosition(this.#deps, this.#deps.positions, id).then((p) => this.#locate(id, p))
       .catch((e) => console.error(`dispatch board: driver ${id}:`, e));
@@ -209,7 +210,7 @@ export class DispatchBoardFeed extends ChangeFeed {
     const found = await boardDriver(this.#deps, this.#deps.positions, id);
     // Gone again meanwhile, or off shift (their shift message brings them when they come on).
     if (found === null || !this.#drivers.has(id)) return;
-    this.#drivers.carrying(id, carriesOtherTenantsTrip(found.driver, this.#tenant));
+    this.#drivers.carrying(id, offeredSince(found.driver, this.#tenant));
     const { position: _none, ...driver } = boardDriverView(found.driver, null);
     this.push(`${DRIVER_TYPE}:${id}`, { type: "driver", driver });
     if (found.position !== null && this.#drivers.sees(id, found.position.at)) {
@@ -293,7 +294,8 @@ function registerDocs(api: Api): void {
       "messages `ready`, `trip` {version, " +
       "trip}, `driver` {version, driver}, `position` {version, driver_id, position} (position " +
       "null: none to show now, as while the driver's trips here wait queued behind another " +
-      "trip, or while a driver merely offered a trip here carries another business's trip), " +
+      "trip, or while a driver merely offered a trip here carries another business's trip or " +
+      "has reported no position since giving up their last trip), " +
       "`driver_left` {driver_id}",
     tags,
     security: [{ businessKey: [] }],
@@ -349,7 +351,8 @@ export function dispatchBoardRoutes(api: Api): void {
       "booking by the projection lag) with their driver and waiting offer, and the pool " +
       "drivers on shift holding or offered one of them, with their newest position (no other " +
       "driver; null while the driver's trips here wait queued behind another trip, or while " +
-      "one merely offered a trip here carries another business's trip). The live socket " +
+      "one merely offered a trip here carries another business's trip; such a driver's " +
+      "position observed before they gave up their last trip is never shown). The live socket " +
       "brings every later change.",
     tag: TAG,
     security: "business",

@@ -3,7 +3,8 @@
  * the business's trips in progress (the `business_trips` read table), the pool drivers on shift
  * holding or offered one of them (the `pool_drivers` read table) with their newest positions
  * known here (none of a driver whose trips here wait queued behind another, nor of one merely
- * offered a trip here while carrying another business's: rules/board_drivers),
+ * offered a trip here while carrying another business's, nor one observed before such a driver
+ * last gave up a trip: rules/board_drivers),
  * and the vehicle types' names. The live socket brings every later change.
  */
 import type { Trip } from "../../../actors/business/trip/mod.ts";
@@ -19,7 +20,7 @@ import type { Deps } from "../../environment.ts";
 import { type OnlineDriver, onlineDrivers, storedPositions } from "../queries/pool_drivers.ts";
 import { tripPage } from "../queries/trips.ts";
 import type { LivePositions, Position } from "../reactors/live_positions.ts";
-import { BoardDrivers, carriesOtherTenantsTrip } from "../rules/board_drivers.ts";
+import { BoardDrivers, offeredSince } from "../rules/board_drivers.ts";
 import { catalogueOf } from "./fares.ts";
 
 /** Trips a board opens with: its list page's largest; later ones arrive live. */
@@ -68,7 +69,8 @@ export async function dispatchBoardState(
 
 /**
  * Tells the board what its merely offered drivers carry (spec: business 3.1; tenant isolation):
- * one carrying another business's trip, or unreadable now, stays without a position.
+ * one carrying another business's trip, or unreadable now, stays without a position, and one who
+ * gave up a trip is seen only where observed since (offeredSince).
  */
 async function tellCarrying(
   deps: Pick<Deps, "runtime">,
@@ -78,7 +80,7 @@ async function tellCarrying(
   await Promise.all(
     board.offered().map(async (id) => {
       const r = await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, id, { kind: "get" });
-      if (r.ok && r.reply !== null) board.carrying(id, carriesOtherTenantsTrip(r.reply, tenant));
+      if (r.ok && r.reply !== null) board.carrying(id, offeredSince(r.reply, tenant));
     }),
   );
 }

@@ -7,7 +7,8 @@
  * a position (spec: business 3.1 queued): where they are belongs to that trip. A driver merely
  * offered a trip is seen only while known to carry no other business's trip: where they are then
  * is where that business's parcel is (tenant isolation), so until their holdings are told
- * (`carrying`) an offered driver is on the board without a position.
+ * (`carrying`) an offered driver is on the board without a position; nor is a position of theirs
+ * observed before they last gave up a trip shown (`offeredSince`): it may be that trip's.
  */
 import { locationSince, SEEN_ANY_TIME, type TripStart } from "./tracking.ts";
 import { TRIP_STATUS_FLAGS } from "./trip_status.ts";
@@ -33,6 +34,8 @@ export interface BoardSighting {
 export interface DriverHoldings {
   readonly current: string | null;
   readonly queued: string | null;
+  /** When they last gave up a held trip; 0: never; null or absent: not known. */
+  readonly released_at?: number | null;
 }
 
 /** Whether the driver holds a trip of a business other than `tenant` (one unreadable counts). */
@@ -40,6 +43,18 @@ export function carriesOtherTenantsTrip(d: DriverHoldings, tenant: string): bool
   return [d.current, d.queued].some((key) =>
     key !== null && tripOfKey(key)?.business_id !== tenant
   );
+}
+
+/**
+ * From when a business the driver is merely offered a trip of may see where they are (spec:
+ * business 3.1, 2.4; tenant isolation): null (not at all) while they carry another business's
+ * trip or when their last release is not known; else only positions observed after they last gave
+ * up a trip, which may have been another business's (at its customer's door, say).
+ */
+export function offeredSince(d: DriverHoldings, tenant: string): number | null {
+  if (carriesOtherTenantsTrip(d, tenant)) return null;
+  const released = d.released_at;
+  return typeof released === "number" && Number.isFinite(released) ? released + 1 : null;
 }
 
 /** The earlier of two sightings' times; null only when both are null. */
@@ -69,8 +84,8 @@ export class BoardDrivers {
   readonly #byTrip = new Map<string, readonly string[]>();
   /** Per driver on the board: each trip naming them, with its sighting. */
   readonly #sightings = new Map<string, Map<string, BoardSighting>>();
-  /** Per driver: whether they carry another business's trip, as last told; absent: unknown. */
-  readonly #elsewhere = new Map<string, boolean>();
+  /** Per driver: from when an offered sighting may see them (offeredSince), as last told. */
+  readonly #offeredSince = new Map<string, number | null>();
 
   /** A trip as it is now; answers the drivers it brought onto the board and took off it. */
   trip(t: TripDrivers): { added: string[]; removed: string[] } {
@@ -93,7 +108,7 @@ export class BoardDrivers {
       of.delete(t.reference);
       if (of.size > 0) continue;
       this.#sightings.delete(id);
-      this.#elsewhere.delete(id);
+      this.#offeredSince.delete(id);
       removed.push(id);
     }
     return { added, removed };
@@ -113,9 +128,9 @@ export class BoardDrivers {
     return this.#byTrip.get(reference) ?? [];
   }
 
-  /** The driver on the board holds another business's trip (true) or none (false), as now. */
-  carrying(driverId: string, otherTenants: boolean): void {
-    if (this.has(driverId)) this.#elsewhere.set(driverId, otherTenants);
+  /** From when the driver may be seen as merely offered, as their holdings are now (offeredSince). */
+  carrying(driverId: string, since: number | null): void {
+    if (this.has(driverId)) this.#offeredSince.set(driverId, since);
   }
 
   /** The drivers on the board merely offered one of its trips. */
@@ -125,11 +140,15 @@ export class BoardDrivers {
 
   /** From when the board may see where the driver is: the earliest of their trips'; null: not. */
   since(driverId: string): number | null {
-    // Offered only: not while they carry, or may carry, another business's trip.
-    const hidden = this.#elsewhere.get(driverId) !== false;
+    // Offered only: not while they carry, or may carry, another business's trip, nor where they
+    // were on the trip they last gave up; unknown until told.
+    const offered = this.#offeredSince.get(driverId) ?? null;
     let since: number | null = null;
     for (const s of this.#sightings.get(driverId)?.values() ?? []) {
-      if (!(s.offered && hidden)) since = earlier(since, s.since);
+      if (!s.offered) since = earlier(since, s.since);
+      else if (offered !== null && s.since !== null) {
+        since = earlier(since, Math.max(s.since, offered));
+      }
     }
     return since;
   }

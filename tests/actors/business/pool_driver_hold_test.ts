@@ -90,3 +90,21 @@ Deno.test("pool driver: a held batch stop that left passes its slot to the next 
   assert.deepEqual([h.state.current, h.state.queued], ["b:S3", null]);
   assert.deepEqual(h.replayed(), h.state);
 });
+
+Deno.test("pool driver: keeps when a held trip was last given up, released or passed on; stored before, not known", () => {
+  const h = driver();
+  assert.equal(h.state.released_at, 0, "never gave one up");
+  h.must({ kind: "take", trip: "a:T" });
+  h.must({ kind: "take", trip: "b:S1" });
+  h.now = 5_000;
+  h.must({ kind: "pass", trip: "b:S1", to: "b:S2" });
+  assert.equal(h.state.released_at, 5_000);
+  h.now = 9_000;
+  h.must({ kind: "release", trip: "a:T" });
+  assert.equal(h.state.released_at, 9_000);
+  assert.deepEqual(h.replayed(), h.state);
+  // A driver stored before releases were kept: when they last gave one up is not known.
+  const { released_at: _gone, ...stored } = h.state;
+  assert.equal(poolDriverActor.load!(stored, 1)!.released_at, null);
+  assert.equal(poolDriverActor.load!(h.state, 1)!.released_at, 9_000);
+});

@@ -7,6 +7,7 @@ import {
   boardDriverIds,
   BoardDrivers,
   carriesOtherTenantsTrip,
+  offeredSince,
 } from "../../../src/business/rules/board_drivers.ts";
 
 const trip = (
@@ -63,7 +64,7 @@ Deno.test("board drivers: a driver only on trips queued here is on the board uns
   assert.equal(b.sees("d1", 5_000), true);
   // Offered another trip of the business, carrying nothing of another's: seen as offered.
   b.trip({ reference: "B", status: "pending", driver: null, offer: { driver_id: "d1" } });
-  b.carrying("d1", false);
+  b.carrying("d1", 0);
   assert.equal(b.sees("d1", 1), true);
   assert.deepEqual(b.ids(), ["d1"]);
   assert.deepEqual(b.named("B"), ["d1"]);
@@ -73,11 +74,11 @@ Deno.test("board drivers: a driver merely offered a trip is seen only while know
   const b = new BoardDrivers();
   b.trip(trip("A", "pending", null, "d1"));
   assert.equal(b.sees("d1", 1), false, "holdings not yet told");
-  b.carrying("d1", true);
+  b.carrying("d1", null);
   assert.equal(b.since("d1"), null, "carrying another business's trip");
-  b.carrying("d1", false);
+  b.carrying("d1", 0);
   assert.equal(b.sees("d1", 1), true);
-  b.carrying("d1", true);
+  b.carrying("d1", null);
   assert.equal(b.sees("d1", 1), false);
   // Its own trip's driver is seen as such, whatever else they are offered.
   b.trip(trip("B", "accepted", "d1"));
@@ -96,4 +97,27 @@ Deno.test("carriesOtherTenantsTrip(): a held trip of another business, current o
   assert.equal(carriesOtherTenantsTrip({ ...none, current: "biz_b:T1" }, "biz_a"), true);
   assert.equal(carriesOtherTenantsTrip({ current: "biz_a:T1", queued: "biz_b:T2" }, "biz_a"), true);
   assert.equal(carriesOtherTenantsTrip({ ...none, current: "garbled" }, "biz_a"), true);
+});
+
+Deno.test("offeredSince(): none while carrying another business's trip or when the last release is unknown; else after it", () => {
+  const none = { current: null, queued: null };
+  assert.equal(offeredSince({ ...none, released_at: 0 }, "biz_a"), 1, "never gave one up");
+  assert.equal(offeredSince({ ...none, released_at: 7_000 }, "biz_a"), 7_001);
+  assert.equal(offeredSince({ ...none, current: "biz_a:T1", released_at: 7_000 }, "biz_a"), 7_001);
+  assert.equal(offeredSince({ ...none, current: "biz_b:T1", released_at: 0 }, "biz_a"), null);
+  // spec: business 3.1, 2.4: stored before releases were kept: where they were may be another's.
+  assert.equal(offeredSince({ ...none, released_at: null }, "biz_a"), null);
+  assert.equal(offeredSince(none, "biz_a"), null);
+});
+
+Deno.test("board drivers: a driver merely offered a trip is not seen where they were before giving up another trip", () => {
+  const b = new BoardDrivers();
+  b.trip(trip("A", "pending", null, "d1"));
+  b.carrying("d1", offeredSince({ current: null, queued: null, released_at: 7_000 }, "biz_a"));
+  assert.equal(b.sees("d1", 6_000), false, "observed on the trip given up");
+  assert.equal(b.sees("d1", 7_000), false, "observed as it was given up");
+  assert.equal(b.sees("d1", 7_001), true);
+  // Accepted here, their trip's own rule applies (rules/tracking locationSince).
+  b.trip(trip("A", "accepted", "d1"));
+  assert.equal(b.sees("d1", 6_000), true);
 });
