@@ -131,13 +131,15 @@ export const BookRequest = z.object({
   goods: z.array(Goods).max(100).optional(),
   sandbox_scenario: z.enum(AUTOPILOT_SCENARIOS).optional().openapi({
     description: "Sandbox only (refused on live): the autopilot scenario this booking runs " +
-      "(section 4.4), whatever PUT /business/sandbox/autopilot set; off runs none",
+      "(section 4.4), whatever PUT /business/sandbox/autopilot set; off runs none; " +
+      "id_refused only with age_verification_required true (else 422 validation_failed)",
   }),
   test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
   dry_run: z.boolean().optional().openapi({
     description: "Refused on live; ignored in the sandbox",
   }),
 }).superRefine((b, ctx) => {
+  refuseIdRefusedUnrestricted(b, ctx);
   if (b.checkout_reference !== undefined) return refuseBesideCheckout(b, ctx);
   if (b.pickup_address === undefined) {
     ctx.addIssue({ code: "custom", path: ["pickup_address"], message: "required" });
@@ -150,6 +152,22 @@ export const BookRequest = z.object({
   requirePair(place.lat, place.lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
   requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
 });
+
+/**
+ * spec: business 4.4: `id_refused` is the scenario of age-restricted orders; on any other order
+ * its id_refused step is refused every time and the trip is given up, so it is refused here.
+ */
+function refuseIdRefusedUnrestricted(
+  b: { sandbox_scenario?: string | undefined; age_verification_required?: boolean | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (b.sandbox_scenario !== "id_refused" || b.age_verification_required === true) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["sandbox_scenario"],
+    message: "id_refused runs only on an age-restricted order: send age_verification_required true",
+  });
+}
 
 type DestinationSet = "dropoff" | "dest";
 type DestinationFields = Pick<

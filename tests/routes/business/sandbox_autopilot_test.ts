@@ -17,6 +17,15 @@ async function steps(t: TestEnv, n: number, seconds = 1): Promise<void> {
   }
 }
 
+/** The setting's id_refused: runs on every trip booked afterwards, age-restricted or not. */
+async function idRefusedSetting(t: TestEnv, key: string): Promise<void> {
+  const put = await t.call("PUT", "/business/sandbox/autopilot", {
+    key,
+    body: { scenario: "id_refused", step_seconds: 5 },
+  });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+}
+
 async function statusOf(t: TestEnv, key: string, reference: string): Promise<string> {
   const r = await t.call("GET", `/business/trips/${reference}`, { key });
   return r.body.data.status;
@@ -91,9 +100,10 @@ Deno.test("sandbox autopilot: off stops the trips the setting started at their n
 Deno.test("sandbox autopilot: a step the rules refuse is tried 3 times, then left for manual moves", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
-    // id_refused on a trip that is not age-restricted: the trip refuses the step.
-    const trip = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "id_refused" })).body
-      .data;
+    // The setting's id_refused on a trip that is not age-restricted: the trip refuses the step
+    // (a booking's own id_refused on such a trip is refused at booking).
+    await idRefusedSetting(t, b.api_key);
+    const trip = (await book(t, b.api_key, PARCEL)).body.data;
     await steps(t, 4, 5);
     assert.equal(await statusOf(t, b.api_key, trip.reference), "active");
     await steps(t, 3, 5);
@@ -266,8 +276,8 @@ Deno.test("sandbox autopilot: failed_delivery and id_refused take their trips th
 Deno.test("sandbox autopilot: a trip given up and then finished by hand leaves gave_up", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
-    const trip = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "id_refused" })).body
-      .data;
+    await idRefusedSetting(t, b.api_key);
+    const trip = (await book(t, b.api_key, PARCEL)).body.data;
     await steps(t, 7, 5);
     const before = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
     assert.deepEqual(
