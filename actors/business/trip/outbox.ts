@@ -152,6 +152,7 @@ function autopilotStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
     business_id: t.business_id,
     reference: t.reference,
     scenario: t.sandbox_scenario ?? null,
+    ...(t.sandbox_autopilot === undefined ? {} : { autopilot: t.sandbox_autopilot }),
   };
   return [{ outbox: AUTOPILOT_START_OUTBOX, payload: item }];
 }

@@ -4,7 +4,10 @@
  * (appendix 1, 2): the reference is derived from them, so every retry of one booking reaches this
  * actor, and its commands, one at a time, decide replay, conflict and in-progress.
  */
-import type { AutopilotScenario } from "../../../src/business/rules/sandbox_steps.ts";
+import type {
+  AutopilotScenario,
+  BookedAutopilot,
+} from "../../../src/business/rules/sandbox_steps.ts";
 import type { TripStatus } from "../../../src/business/rules/trip_status.ts";
 import type { VehicleFields } from "../../../src/business/rules/vehicle.ts";
 import type { FareLine } from "../../../src/business/rules/fare.ts";
@@ -60,6 +63,8 @@ export interface TripDraft {
   readonly is_test: boolean;
   /** spec: business 4.4: the booking's own autopilot scenario (sandbox only; absent: none). */
   readonly sandbox_scenario?: AutopilotScenario | undefined;
+  /** spec: business 4.4: the autopilot decided at booking (sandbox only; absent: decided late). */
+  readonly sandbox_autopilot?: BookedAutopilot | undefined;
   /** A stop of a batch (absent: a booking of its own). */
   readonly batch?: TripBatch | undefined;
 }

@@ -38,8 +38,8 @@ import {
 import { catalogueOf } from "./fares.ts";
 import { locatePlaces } from "./geocode.ts";
 import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
-import { startAutopilot } from "./sandbox_autopilot.ts";
-import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
+import { autopilotAtBooking, startAutopilot } from "./sandbox_autopilot.ts";
+import type { AutopilotScenario, BookedAutopilot } from "../rules/sandbox_steps.ts";
 
 /** A place as sent: without coordinates it is geocoded (spec: business 2.1, 4.1 geocode). */
 export interface PlaceInput {
@@ -224,6 +224,7 @@ function draftOf(
     price: Billed;
     scheduledAt: number | null;
     test: boolean;
+    autopilot: BookedAutopilot | null;
   },
 ): TripDraft {
   const { fare, vehicle } = o.price;
@@ -264,6 +265,7 @@ function draftOf(
     tracking_token: newSecret("trk_"),
     is_test: o.test,
     ...(r.sandbox_scenario === undefined ? {} : { sandbox_scenario: r.sandbox_scenario }),
+    ...(o.autopilot === null ? {} : { sandbox_autopilot: o.autopilot }),
     ...(r.batch === undefined ? {} : { batch: r.batch }),
   };
 }
@@ -367,7 +369,16 @@ export async function bookTrip(
     ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }
     : await located(deps, business, input.request);
   const price = input.kept ?? billedOf(held ? held.price : await priced(deps, account, r));
-  const draft = draftOf(r, { business, reference, price, scheduledAt: schedule, test: !live });
+  // spec: business 4.4: the setting in force at booking decides, however late the start runs.
+  const autopilot = live ? null : await autopilotAtBooking(deps, business, scenario);
+  const draft = draftOf(r, {
+    business,
+    reference,
+    price,
+    scheduledAt: schedule,
+    test: !live,
+    autopilot,
+  });
   const key_kind = key?.kind ?? "none";
   const gate = input.gate;
   const asked: Omit<Claim, "claimed_at"> = {
@@ -387,6 +398,6 @@ export async function bookTrip(
   if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
   const claim: Claim = { ...asked, claimed_at: claimed.claimed_at };
   const trip = await completeBooking(deps, account, claim, input.by);
-  if (!live) await startAutopilot(deps, business, reference, scenario);
+  if (autopilot !== null) await startAutopilot(deps, business, reference, autopilot);
   return { trip, replayed: false };
 }

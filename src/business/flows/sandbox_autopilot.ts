@@ -19,7 +19,11 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { foundOrNull, lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { TRIP_STATUS_FLAGS } from "../rules/trip_status.ts";
 import { refuseUnlessSandbox, servesSandbox } from "../rules/sandbox.ts";
-import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
+import type {
+  AutopilotScenario,
+  AutopilotStartItem,
+  BookedAutopilot,
+} from "../rules/sandbox_steps.ts";
 import { moveSandboxTrip } from "./sandbox_steps.ts";
 
 type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
@@ -86,21 +90,36 @@ async function listed(deps: D, business: string, status: "moving" | "gave_up") {
 }
 
 /**
- * spec: business 4.4: a sandbox booking runs its own `sandbox_scenario`, else the business's
- * setting; `off` (or no setting) runs none. Started again by a booking's retry, it answers the
- * first start, so a crash between the booking and this is completed by the retry.
+ * spec: business 4.4: the autopilot a sandbox booking runs, decided as it is booked: its own
+ * `sandbox_scenario`, else the business's setting in force then (`off`, or no setting: none).
+ */
+export async function autopilotAtBooking(
+  deps: D,
+  business: string,
+  own: AutopilotScenario | undefined,
+): Promise<BookedAutopilot> {
+  const setting = orRefuse(
+    await deps.runtime.read(sandboxAutopilotSettingActor, business, business, { kind: "get" }),
+  );
+  return {
+    scenario: own ?? setting.scenario,
+    step_seconds: setting.step_seconds,
+    source: own === undefined ? "setting" : "booking",
+  };
+}
+
+/**
+ * Starts the autopilot the booking decided. Started again by a booking's retry or its outbox, it
+ * answers the first start, so a crash between the booking and this is completed by the outbox.
  */
 export async function startAutopilot(
   deps: D,
   business: string,
   reference: string,
-  own: AutopilotScenario | undefined,
+  decided: BookedAutopilot,
 ): Promise<void> {
   if (!servesSandbox(deps.name)) return;
-  const setting = orRefuse(
-    await deps.runtime.read(sandboxAutopilotSettingActor, business, business, { kind: "get" }),
-  );
-  const scenario = own ?? setting.scenario;
+  const { scenario, step_seconds, source } = decided;
   if (scenario === "off") return;
   orRefuse(
     await deps.runtime.ask(sandboxAutopilotActor, business, reference, {
@@ -108,10 +127,18 @@ export async function startAutopilot(
       business_id: business,
       reference,
       scenario,
-      step_seconds: setting.step_seconds,
-      source: own === undefined ? "setting" : "booking",
+      step_seconds,
+      source,
     }, { requestId: deps.requestId }),
   );
+}
+
+/** The autopilot start outbox's handler: starts the trip's autopilot as its booking decided. */
+export async function startAutopilotFrom(deps: D, item: AutopilotStartItem): Promise<void> {
+  // An item handed over before the booking carried its decision decides it now, as it did.
+  const decided = item.autopilot ??
+    await autopilotAtBooking(deps, item.business_id, item.scenario ?? undefined);
+  await startAutopilot(deps, item.business_id, item.reference, decided);
 }
 
 /** spec: business 4.4: the trip ended: its autopilot (if any) has no moves left to make. */

@@ -10,7 +10,7 @@ import {
   type AutopilotItem,
 } from "../../../actors/business/sandbox_autopilot.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { endAutopilot, runAutopilotStep, startAutopilot } from "../flows/sandbox_autopilot.ts";
+import { endAutopilot, runAutopilotStep, startAutopilotFrom } from "../flows/sandbox_autopilot.ts";
 import {
   AUTOPILOT_END_OUTBOX,
   AUTOPILOT_START_OUTBOX,
@@ -25,10 +25,10 @@ export function startSandboxAutopilot(
     AUTOPILOT_OUTBOX,
     (i) => runAutopilotStep(deps, i.payload as AutopilotItem),
   );
-  const releaseStart = deps.runtime.handleOutbox(AUTOPILOT_START_OUTBOX, (i) => {
-    const item = i.payload as AutopilotStartItem;
-    return startAutopilot(deps, item.business_id, item.reference, item.scenario ?? undefined);
-  });
+  const releaseStart = deps.runtime.handleOutbox(
+    AUTOPILOT_START_OUTBOX,
+    (i) => startAutopilotFrom(deps, i.payload as AutopilotStartItem),
+  );
   const releaseEnd = deps.runtime.handleOutbox(AUTOPILOT_END_OUTBOX, (i) => {
     const item = i.payload as AutopilotEndItem;
     return endAutopilot(deps, item.business_id, item.reference);

@@ -82,11 +82,23 @@ export function isScenario(s: string): s is AutopilotScenario {
  */
 export const AUTOPILOT_START_OUTBOX = "sandbox_autopilot_start";
 
+/**
+ * spec: business 4.4: the autopilot a sandbox booking runs, decided when it is booked (its own
+ * `sandbox_scenario`, else the setting then in force): a late start never reads a later setting.
+ */
+export interface BookedAutopilot {
+  readonly scenario: AutopilotScenario;
+  readonly step_seconds: number;
+  readonly source: "setting" | "booking";
+}
+
 export interface AutopilotStartItem {
   readonly business_id: string;
   readonly reference: string;
   /** The booking's own `sandbox_scenario`; null: the business's setting decides. */
   readonly scenario: AutopilotScenario | null;
+  /** Decided at booking; absent on items of trips booked before it was carried. */
+  readonly autopilot?: BookedAutopilot | undefined;
 }
 
 /**
