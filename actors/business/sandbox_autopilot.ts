@@ -46,6 +46,11 @@ export interface AutopilotTrip {
   readonly status: "moving" | "done" | "gave_up" | "stopped";
   readonly refusal: AutopilotRefusal | null;
   readonly started_at: number;
+  /**
+   * spec: business 3.1, 4.4: when live dispatch offers the trip (a prep order's or a scheduled
+   * trip's offer time, brought forward by readiness); the first step waits for it. Absent: at once.
+   */
+  readonly offer_at?: number | undefined;
 }
 
 export type AutopilotState = AutopilotTrip | null;
@@ -74,7 +79,11 @@ export type AutopilotCommand =
     scenario: RunningScenario;
     step_seconds: number;
     source: AutopilotSource;
+    /** When live dispatch offers the trip (absent: at once). */
+    offer_at?: number | undefined;
   }
+  /** The trip was marked ready: live dispatch offers it now (spec: business 3.1). */
+  | { kind: "offerable" }
   | { kind: "step_done"; index: number }
   | { kind: "stop"; index: number }
   | { kind: "step_refused"; index: number; code: string; message: string }
@@ -85,6 +94,7 @@ export type AutopilotCommand =
 export type AutopilotEvent =
   | { kind: "autopilot_started"; trip: AutopilotTrip }
   | { kind: "step_due"; index: number; at: number }
+  | { kind: "autopilot_offerable"; at: number }
   | { kind: "step_succeeded"; index: number; at: number }
   | { kind: "autopilot_stopped"; index: number; at: number }
   | { kind: "step_refused"; refusal: AutopilotRefusal; gave_up: boolean };
@@ -121,10 +131,21 @@ export const sandboxAutopilotActor: ActorDefinition<
           refusal: null,
           started_at: ctx.now,
         };
+        // spec: business 3.1, 4.4: the simulated driver takes the trip when live dispatch would
+        // offer it, a step after.
+        const from = Math.max(ctx.now, trip.offer_at ?? ctx.now);
         return accept([{ kind: "autopilot_started", trip }], reply, [
-          { op: "set", name: STEP_TIMER, at: ctx.now + trip.step_seconds * 1000 },
+          { op: "set", name: STEP_TIMER, at: from + trip.step_seconds * 1000 },
         ]);
       }
+      case "offerable":
+        // Only a first step still waiting for a later offer is brought forward (ready twice, or
+        // ready once offered, changes nothing).
+        if (
+          state === null || state.status !== "moving" || state.next !== 0 ||
+          (state.offer_at ?? 0) <= ctx.now
+        ) return accept([], reply);
+        return accept([{ kind: "autopilot_offerable", at: ctx.now }], reply, later());
       case "timer":
         if (state === null || state.status !== "moving") return accept([]);
         return accept([{ kind: "step_due", index: state.next, at: ctx.now }]);
@@ -178,6 +199,8 @@ export const sandboxAutopilotActor: ActorDefinition<
     switch (event.kind) {
       case "step_due":
         return state;
+      case "autopilot_offerable":
+        return { ...state, offer_at: event.at };
       case "step_succeeded": {
         const next = event.index + 1;
         const status = next < stepsOf(state).length ? "moving" : "done";

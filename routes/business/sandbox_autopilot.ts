@@ -96,7 +96,10 @@ const DESCRIPTION = "Sandbox base only (on live: 404 not_found). With a scenario
   "booked afterwards runs its steps (delivered: assign_driver, arrive_pickup, pick_up, " +
   "arrive_dropoff, deliver; failed_delivery and id_refused end with complete_return; " +
   "cancel_by_driver: assign_driver, arrive_pickup, cancel_by_driver), one every step_seconds, " +
-  "on durable timers: a restart resumes them, and the operator's clock advance moves them. A " +
+  "on durable timers: a restart resumes them, and the operator's clock advance moves them. " +
+  "assign_driver comes a step after live dispatch would offer the trip: at once, a prep order " +
+  "at booking + prep_minutes - prep_offer_lead_minutes or when marked ready, a scheduled trip " +
+  "schedule_offer_lead_minutes before scheduled_at. The setting in force at booking decides. A " +
   "booking's own sandbox_scenario runs for that booking instead. A step the trip's rules refuse " +
   `is tried ${AUTOPILOT_TRIES_MAX} times, then the trip is left for manual moves (gave_up, with ` +
   "the refusal). off stops it: trips the setting started stop before their next step; a " +

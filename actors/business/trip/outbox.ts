@@ -30,6 +30,7 @@ import {
 } from "../../../src/business/rules/driver_holding.ts";
 import {
   AUTOPILOT_END_OUTBOX,
+  AUTOPILOT_READY_OUTBOX,
   AUTOPILOT_START_OUTBOX,
   type AutopilotEndItem,
   type AutopilotStartItem,
@@ -110,6 +111,7 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     ...batchStart(e, next.trip),
     ...autopilotStart(e, next.trip),
     ...autopilotEnd(e, next.trip),
+    ...autopilotReady(e, next.trip),
     ...shopTripBooked(e, next.trip, next.fingerprint),
     ...shopTripEnded(e, next.trip, next.fingerprint),
   ];
@@ -155,6 +157,13 @@ function autopilotStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
     ...(t.sandbox_autopilot === undefined ? {} : { autopilot: t.sandbox_autopilot }),
   };
   return [{ outbox: AUTOPILOT_START_OUTBOX, payload: item }];
+}
+
+/** spec: business 3.1, 4.4: a sandbox trip marked ready tells its autopilot it is offered now. */
+function autopilotReady(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  if (e.kind !== "trip_ready" || !t.is_test) return [];
+  const item: AutopilotEndItem = { business_id: t.business_id, reference: t.reference };
+  return [{ outbox: AUTOPILOT_READY_OUTBOX, payload: item }];
 }
 
 /** spec: business 4.4: a sandbox trip that ended tells its autopilot (if it has one). */

@@ -17,6 +17,7 @@ import {
 import type { Deps } from "../../environment.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { foundOrNull, lastingRefusal, orRefuse } from "../../runtime/actor.ts";
+import { offerDueOf } from "../rules/dispatch.ts";
 import { TRIP_STATUS_FLAGS } from "../rules/trip_status.ts";
 import { refuseUnlessSandbox, servesSandbox } from "../rules/sandbox.ts";
 import type {
@@ -121,6 +122,7 @@ export async function startAutopilot(
   if (!servesSandbox(deps.name)) return;
   const { scenario, step_seconds, source } = decided;
   if (scenario === "off") return;
+  const offer_at = await offerAtOf(deps, business, reference);
   orRefuse(
     await deps.runtime.ask(sandboxAutopilotActor, business, reference, {
       kind: "start",
@@ -129,7 +131,28 @@ export async function startAutopilot(
       scenario,
       step_seconds,
       source,
+      ...(offer_at === null ? {} : { offer_at }),
     }, { requestId: deps.requestId }),
+  );
+}
+
+/** spec: business 3.1: when live dispatch offers the trip, as the trip decided it at booking. */
+async function offerAtOf(deps: D, business: string, reference: string): Promise<number | null> {
+  const r = foundOrNull(
+    await deps.runtime.read(tripActor, business, reference, { kind: "get" }),
+  );
+  return r?.phase === "booked" ? offerDueOf(r.trip) : null;
+}
+
+/** spec: business 3.1, 4.4: the trip was marked ready: its first step waits no longer. */
+export async function autopilotOfferable(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<void> {
+  // A trip whose booking ran no scenario has no autopilot: the command changes nothing.
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotActor, business, reference, { kind: "offerable" }),
   );
 }
 

@@ -10,9 +10,15 @@ import {
   type AutopilotItem,
 } from "../../../actors/business/sandbox_autopilot.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { endAutopilot, runAutopilotStep, startAutopilotFrom } from "../flows/sandbox_autopilot.ts";
+import {
+  autopilotOfferable,
+  endAutopilot,
+  runAutopilotStep,
+  startAutopilotFrom,
+} from "../flows/sandbox_autopilot.ts";
 import {
   AUTOPILOT_END_OUTBOX,
+  AUTOPILOT_READY_OUTBOX,
   AUTOPILOT_START_OUTBOX,
   type AutopilotEndItem,
   type AutopilotStartItem,
@@ -33,11 +39,16 @@ export function startSandboxAutopilot(
     const item = i.payload as AutopilotEndItem;
     return endAutopilot(deps, item.business_id, item.reference);
   });
+  const releaseReady = deps.runtime.handleOutbox(AUTOPILOT_READY_OUTBOX, (i) => {
+    const item = i.payload as AutopilotEndItem;
+    return autopilotOfferable(deps, item.business_id, item.reference);
+  });
   return {
     close() {
       release();
       releaseStart();
       releaseEnd();
+      releaseReady();
       return Promise.resolve();
     },
   };

@@ -108,6 +108,14 @@ export interface AutopilotStartItem {
  */
 export const AUTOPILOT_END_OUTBOX = "sandbox_autopilot_end";
 
+/**
+ * A sandbox trip marked ready (POST /business/trip/{reference}/ready) tells its autopilot through
+ * this outbox, in the readiness's commit: live dispatch offers a prep order at once once ready,
+ * so the autopilot's first step waits no longer (spec: business 3.1, 4.4). Its item is an
+ * AutopilotEndItem's shape: the trip.
+ */
+export const AUTOPILOT_READY_OUTBOX = "sandbox_autopilot_ready";
+
 export interface AutopilotEndItem {
   readonly business_id: string;
   readonly reference: string;

@@ -124,3 +124,26 @@ Deno.test("sandbox autopilot: its trip ended stops it, moving or given up; an en
   const none = new ActorHarness(sandboxAutopilotActor, { now: 1_000 });
   assert.equal(none.must({ kind: "trip_ended" }).events.length, 0, "no autopilot: nothing");
 });
+
+// spec: business 3.1, 4.4: the first step waits for live dispatch's offer; readiness brings it
+// forward once, and changes nothing once the offer time has come.
+Deno.test("sandbox autopilot: the first step waits for the trip's offer time; offerable brings it forward once", () => {
+  const h = new ActorHarness(sandboxAutopilotActor, { now: 1_000 });
+  const s = h.must({
+    kind: "start",
+    business_id: "biz",
+    reference: "BK-1",
+    scenario: "delivered",
+    step_seconds: 2,
+    source: "setting",
+    offer_at: 60_000,
+  });
+  assert.deepEqual(s.timers, [{ op: "set", name: "step", at: 62_000 }]);
+  h.now = 5_000;
+  const ready = h.must({ kind: "offerable" });
+  assert.deepEqual(kinds(ready.events), ["autopilot_offerable"]);
+  assert.deepEqual(ready.timers, [{ op: "set", name: "step", at: 7_000 }]);
+  assert.deepEqual(kinds(h.must({ kind: "offerable" }).events), [], "ready twice is harmless");
+  const unready = started();
+  assert.deepEqual(kinds(unready.must({ kind: "offerable" }).events), [], "offered at once");
+});
