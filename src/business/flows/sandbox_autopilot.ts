@@ -134,6 +134,11 @@ export async function startAutopilot(
       ...(offer_at === null ? {} : { offer_at }),
     }, { requestId: deps.requestId }),
   );
+  // Marked ready after the offer time was read, before the start was stored: the ready outbox
+  // found no autopilot to tell, so the trip's offer time is read again (spec: business 3.1).
+  if (offer_at === null || offer_at <= deps.clock.now()) return;
+  const again = await offerAtOf(deps, business, reference);
+  if (again !== null && again < offer_at) await autopilotOfferable(deps, business, reference);
 }
 
 /** spec: business 3.1: when live dispatch offers the trip, as the trip decided it at booking. */

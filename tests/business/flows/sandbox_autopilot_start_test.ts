@@ -1,16 +1,23 @@
 /**
  * The autopilot's start outbox (Business API 4.4): a trip runs the scenario in force at its
  * booking. Handed over late (after a crash, or behind a busy outbox), the start must not read the
- * setting as it is then: a trip booked while the autopilot was off stays left alone.
+ * setting as it is then: a trip booked while the autopilot was off stays left alone. Nor does a
+ * readiness landing while the start is under way leave the first step waiting for the prep time.
  */
 import assert from "node:assert/strict";
 import { sandboxAutopilotActor } from "../../../actors/business/sandbox_autopilot.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { setAutopilot, startAutopilotFrom } from "../../../src/business/flows/sandbox_autopilot.ts";
+import {
+  setAutopilot,
+  startAutopilot,
+  startAutopilotFrom,
+} from "../../../src/business/flows/sandbox_autopilot.ts";
 import {
   AUTOPILOT_START_OUTBOX,
   type AutopilotStartItem,
 } from "../../../src/business/rules/sandbox_steps.ts";
+import { holdAsk } from "../../helpers/faults.ts";
+import { advance } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "../../routes/business/trips_fixtures.ts";
 
@@ -53,4 +60,37 @@ Deno.test("sandbox autopilot start: handed over after the setting was turned on,
     const running = await t.env.runtime.read(sandboxAutopilotActor, b.id, on, { kind: "get" });
     assert.ok(running.ok);
     assert.deepEqual([running.reply.scenario, running.reply.step_seconds], ["delivered", 1]);
+  }, { name: "sandbox" }));
+
+// spec: business 3.1, 4.4: a prep order marked ready while its autopilot was being started (after
+// the start read the trip's offer time, before it was stored) is still assigned a step after.
+Deno.test("sandbox autopilot start: a trip marked ready while its start is under way is assigned a step after", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const booked = await book(t, b.api_key, { ...PARCEL, prep_minutes: 30 });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = booked.body.data.reference as string;
+    await t.env.runtime.outboxesIdle();
+    const held = holdAsk(
+      t.env.runtime,
+      (type, c) => type === "sandbox_autopilot" && (c as { kind: string }).kind === "start",
+    );
+    const starting = startAutopilot(t.env, b.id, reference, {
+      scenario: "delivered",
+      step_seconds: 1,
+      source: "booking",
+    });
+    await held.reached;
+    const ready = await t.call("POST", `/business/trip/${reference}/ready`, {
+      key: b.api_key,
+      body: {},
+    });
+    assert.equal(ready.status, 200, JSON.stringify(ready.body));
+    await t.env.runtime.outboxesIdle();
+    held.open();
+    await starting;
+    await advance(t, 1);
+    await t.env.runtime.outboxesIdle();
+    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.status, "accepted");
   }, { name: "sandbox" }));
