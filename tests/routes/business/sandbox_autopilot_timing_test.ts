@@ -76,3 +76,12 @@ Deno.test("sandbox autopilot: a scheduled trip is assigned at the operator's lea
     await steps(t, 1);
     assert.equal(await statusOf(t, key, trip), "accepted");
   }, { name: "sandbox" }));
+
+Deno.test("sandbox autopilot: a scheduled_at within the next 10 minutes is treated as now: assigned a step after booking", () =>
+  withTestEnv(async (t) => {
+    const key = await autopilotOn(t);
+    const at = new Date(t.clock.now() + 9 * 60_000).toISOString();
+    const trip = await booked(t, key, { scheduled_at: at });
+    await steps(t, 1);
+    assert.equal(await statusOf(t, key, trip), "accepted");
+  }, { name: "sandbox" }));
