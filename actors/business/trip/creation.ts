@@ -29,6 +29,7 @@ export function createdTrip(d: TripDraft, c: TripCreation): Trip {
     accepted_at: null,
     acceptances: 0,
     started_at: null,
+    positions_since: null,
     driver: null,
     offer: null,
     dispatch: c.dispatch ?? noDispatch(),

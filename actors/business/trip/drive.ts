@@ -109,8 +109,12 @@ function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: n
   // spec: business 3.1: a trip given back is accepted again, each acceptance a fact of its own.
   const acceptance = t.acceptances + 1;
   // Only the driver the trip's offer waits for (or, without an offer id, when none waits).
+  // spec: business 2.4; tenant isolation: never a position observed before the driver last gave
+  // up a trip (maybe another business's, at its customer's door), nor, that unknown, before now.
+  const positions_since = Math.min(a.positions_since ?? at, at);
+  const queued = a.queued ? { queued: true } : {};
   return refuseAccept(t, a) ?? accept(
-    [{ kind: "trip_accepted", at, driver, acceptance, ...(a.queued ? { queued: true } : {}) }],
+    [{ kind: "trip_accepted", at, driver, acceptance, positions_since, ...queued }],
     replyOf,
     ACCEPT_TIMERS,
   );

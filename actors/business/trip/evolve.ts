@@ -144,6 +144,7 @@ function evolveDispatch(t: Trip, e: OnDispatch): Trip {
         acceptances: e.acceptance ?? t.acceptances + 1,
         // spec: business 3.1 queued: a queued trip starts once the driver's current one ends.
         started_at: e.queued ? null : e.at,
+        positions_since: e.positions_since ?? e.at,
         driver: e.driver,
         offer: null,
       };
@@ -178,6 +179,7 @@ function evolveDispatch(t: Trip, e: OnDispatch): Trip {
         driver: null,
         accepted_at: null,
         started_at: null,
+        positions_since: null,
         arrived_at: null,
         dispatch: { ...t.dispatch, excluded: [...t.dispatch.excluded, e.driver_id] },
       };

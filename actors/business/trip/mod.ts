@@ -86,7 +86,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   // Trips stored before trips named their driver, were dispatched, had the driver app's fields
   // or a tracking link turned off, had none; before they kept their start, a trip not queued
   // began at its acceptance (what it showed then); before they counted their acceptances, see
-  // acceptancesBefore.
+  // acceptancesBefore; before they kept positions_since, from their acceptance.
   load: (stored) => {
     const s = stored as TripState;
     if (s.phase !== "booked") return s;
@@ -107,6 +107,10 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
           ? t.started_at
           : t.status === "queued"
           ? null
+          : t.accepted_at ?? null,
+        // Before it was kept: no position observed before its acceptance (spec: business 2.4).
+        positions_since: t.positions_since !== undefined
+          ? t.positions_since
           : t.accepted_at ?? null,
       },
     };

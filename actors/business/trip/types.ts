@@ -131,6 +131,13 @@ export interface Trip extends TripDraft {
    * before and while queued. Where the driver was before it is not this trip's (2.4).
    */
   readonly started_at: number | null;
+  /**
+   * From when its driver's positions may be shown (a position observed then or later), decided at
+   * acceptance: after the driver last gave up a trip, else from the acceptance; null before. One
+   * observed before may be another business's trip's, at its customer's door (spec: business 2.4,
+   * 3.1; rules/tracking.ts locationSince).
+   */
+  readonly positions_since: number | null;
   /** Null until a driver accepts; one driver ever holds a trip at a time (spec: business 3.1). */
   readonly driver: TripDriver | null;
   readonly offer: TripOffer | null;
@@ -236,7 +243,14 @@ export type TripState =
  */
 export type DriverAction =
   /** `offer_id`: the offer answered; `queued`: the driver holds a trip this one follows. */
-  | { kind: "accept"; driver: TripDriver; offer_id?: string; queued?: boolean }
+  | {
+    kind: "accept";
+    driver: TripDriver;
+    offer_id?: string;
+    queued?: boolean;
+    /** From when the driver's positions may be shown (Trip positions_since); absent: acceptance. */
+    positions_since?: number;
+  }
   | { kind: "arrive"; driver_id?: string }
   /**
    * spec: business 3.1 queued: the driver's trip under way ended; this one is theirs now.
@@ -331,6 +345,8 @@ export type TripEvent =
     at: number;
     driver: TripDriver;
     queued?: boolean;
+    /** Trip positions_since (absent on events stored before it was kept: the acceptance). */
+    positions_since?: number;
     /** The trip's nth acceptance, 1 the first (absent on events stored before they were counted). */
     acceptance?: number;
   }

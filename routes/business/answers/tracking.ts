@@ -36,7 +36,9 @@ export const TripTrackAnswer = z.object({
   driver_plate: orNull(z.string()),
   driver_color: orNull(z.string()),
   driver_lat: orNull(z.number()).openapi({
-    description: "Null while the trip is queued behind the driver's current trip",
+    description: "Null while the trip is queued behind the driver's current trip, and until " +
+      "the driver reports a position observed after they last gave up a trip (one observed " +
+      "before may be another business's)",
   }),
   driver_lng: orNull(z.number()),
   eta_minutes: orNull(z.number().int()).openapi({

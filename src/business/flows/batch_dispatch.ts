@@ -20,7 +20,7 @@ import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse } from "../../runtime/actor.ts";
 import { type BatchHoldItem, type BatchStartItem, tripKeyOf } from "../rules/driver_holding.ts";
-import { locationSince, SEEN_ANY_TIME } from "../rules/tracking.ts";
+import { SEEN_ANY_TIME, startedSince } from "../rules/tracking.ts";
 import { releaseDriver } from "./driver_holding.ts";
 
 type D = Pick<Deps, "runtime">;
@@ -35,14 +35,20 @@ export function followsLead(t: Pick<Trip, "batch">): boolean {
  * (its driver is not its to show at any time): the other stops are given queued, as it was.
  */
 function leadQueued(lead: Trip): boolean {
-  return locationSince(lead) !== SEEN_ANY_TIME;
+  return startedSince(lead) !== SEEN_ANY_TIME;
 }
 
-async function giveTo(deps: D, business: string, ref: string, d: TripDriver, queued: boolean) {
+/**
+ * The stop given to the lead's driver, queued as the lead was, showing the driver from when the
+ * lead does (spec: business 2.4: a position observed before is maybe another business's trip's).
+ */
+async function giveTo(deps: D, business: string, ref: string, lead: Trip, d: TripDriver) {
+  const since = lead.positions_since ?? lead.accepted_at;
   const r = await deps.runtime.ask(tripActor, business, ref, {
     kind: "accept",
     driver: d,
-    ...(queued ? { queued: true } : {}),
+    ...(leadQueued(lead) ? { queued: true } : {}),
+    ...(since !== null ? { positions_since: since } : {}),
   }, { idempotencyKey: `batch_driver:${ref}:${d.id}` });
   // Another driver holds it, or it ended (cancelled): the stop keeps what it has.
   return r.ok;
@@ -162,7 +168,7 @@ export async function followLead(deps: D, t: Trip): Promise<number> {
     let given = 0;
     const after = stops.slice(stops.findIndex((s) => s.trip_reference === t.reference) + 1);
     for (const s of after) {
-      if (await giveTo(deps, t.business_id, s.trip_reference, t.driver, leadQueued(t))) given++;
+      if (await giveTo(deps, t.business_id, s.trip_reference, t, t.driver)) given++;
     }
     return given;
   }
@@ -170,7 +176,7 @@ export async function followLead(deps: D, t: Trip): Promise<number> {
   // The first stop's driver; once it left in the queue, the driver of the stop that leads since.
   const lead = await leadOf(deps, t.business_id, stops, { except: t.reference });
   if (lead === null || lead.driver === null) return 0;
-  return await giveTo(deps, t.business_id, t.reference, lead.driver, leadQueued(lead)) ? 1 : 0;
+  return await giveTo(deps, t.business_id, t.reference, lead, lead.driver) ? 1 : 0;
 }
 
 /**

@@ -20,6 +20,7 @@ import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { tripKeyOf } from "../rules/driver_holding.ts";
+import { positionsSinceRelease } from "../rules/tracking.ts";
 import { keptTrip, replayOr } from "./driver_replays.ts";
 import { startQueuedTrip } from "./driver_holding.ts";
 
@@ -139,6 +140,8 @@ async function takeAndAccept(
     driver: tripDriverOf(driver),
     offer_id: offerId,
     queued: driver.queued === trip,
+    // spec: business 2.4: a position observed before the driver last gave up a trip is not B's.
+    ...sinceRelease(driver.released_at),
   }, { idempotencyKey: key, requestId: deps.requestId });
   const item = { driver_id: driverId, trip };
   if (!accepted.ok || accepted.reply.phase !== "booked") {
@@ -220,6 +223,12 @@ async function settled(deps: Pick<Deps, "runtime">, item: HoldItem, t: Trip | nu
   if (holds && t.status === "queued" && driver.current === item.trip) {
     await startQueuedTrip(deps, item);
   }
+}
+
+/** The acceptance's positions_since from the driver's last release; none when not known. */
+function sinceRelease(released: number | null): { positions_since?: number } {
+  const since = positionsSinceRelease(released);
+  return since === undefined ? {} : { positions_since: since };
 }
 
 /** The driver as a trip keeps them (spec: business 2.4's driver fields). */

@@ -89,23 +89,50 @@ export interface TripStart {
   readonly accepted_at?: number | null | undefined;
   /** Absent on a trip stored before it was kept: as its acceptance. */
   readonly started_at?: number | null | undefined;
+  /**
+   * From when its driver's positions may be shown, decided at acceptance (positionsSinceRelease).
+   * Absent on a trip stored before it was kept: from its acceptance.
+   */
+  readonly positions_since?: number | null | undefined;
 }
 
 /** Any position of the driver may be shown: one not queued behind another trip (today's view). */
 export const SEEN_ANY_TIME = -Infinity;
 
 /**
- * spec: business 2.4, 3.1 queued: from when the trip's viewers may see where its driver is (a
- * position observed then or later), null: not now. Never while the trip waits queued behind the
- * driver's trip under way, nor for one that never left the queue: the driver's position then is
- * that trip's, maybe another business's customer's door. From its start once a queued trip
- * starts; for a trip not queued, any position (SEEN_ANY_TIME), as from its acceptance.
+ * spec: business 3.1 queued: from when the trip began to be its driver's, null: not now. Never
+ * while the trip waits queued behind the driver's trip under way, nor for one that never left the
+ * queue; from its start once a queued trip starts; for a trip not queued, SEEN_ANY_TIME.
  */
-export function locationSince(t: TripStart): number | null {
+export function startedSince(t: TripStart): number | null {
   const accepted = t.accepted_at ?? null;
   const started = t.started_at === undefined ? accepted : t.started_at;
   if (t.status === "queued" || (started === null && accepted !== null)) return null;
   return started !== null && accepted !== null && started > accepted ? started : SEEN_ANY_TIME;
+}
+
+/**
+ * spec: business 2.4, 3.1: from when the trip's viewers may see where its driver is (a position
+ * observed then or later), null: not now. Not before the trip started (startedSince: the driver's
+ * position then is the trip under way's, maybe another business's customer's door), nor before
+ * the time its acceptance recorded (positions_since: a position observed before the driver last
+ * gave up a trip may be that trip's); a trip stored before that was kept: from its acceptance.
+ */
+export function locationSince(t: TripStart): number | null {
+  const started = startedSince(t);
+  if (started === null) return null;
+  const from = t.positions_since === undefined ? t.accepted_at ?? null : t.positions_since;
+  return from === null ? started : Math.max(started, from);
+}
+
+/**
+ * spec: business 2.4, 3.1; tenant isolation: from when a trip the driver accepts may show their
+ * positions, given when they last gave up a trip (the pool driver's released_at: 0 never, null
+ * or absent not known): only positions observed after it; undefined when not known (the trip then
+ * shows none observed before its acceptance).
+ */
+export function positionsSinceRelease(released: number | null | undefined): number | undefined {
+  return typeof released === "number" && Number.isFinite(released) ? released + 1 : undefined;
 }
 
 /**

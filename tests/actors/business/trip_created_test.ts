@@ -44,6 +44,7 @@ Deno.test("trip created: the event carries what the creation decided, the trip i
     accepted_at: null,
     acceptances: 0,
     started_at: null,
+    positions_since: null,
     driver: null,
     offer: null,
     dispatch: {

@@ -7,7 +7,9 @@ import {
   linkExpiresAt,
   linkStatus,
   locationSince,
+  positionsSinceRelease,
   SEEN_ANY_TIME,
+  startedSince,
   STOP_REACHED_METRES,
   stopsReached,
   TOWN_SPEED_KMH,
@@ -128,9 +130,9 @@ Deno.test("tracking: stops are reached in order, within 100 m, and all at the de
   assert.deepEqual(stopsReached([], { points: [stops[0]!], at_destination: false }), []);
 });
 
-Deno.test("tracking location: none of a queued trip's driver; a started one's from its start; otherwise any", () => {
+Deno.test("tracking start: none of a queued trip's driver; a started one's from its start; otherwise any", () => {
   const at = (status: TripStatus, started_at?: number | null) =>
-    locationSince({
+    startedSince({
       status,
       accepted_at: 1_000,
       ...(started_at === undefined ? {} : { started_at }),
@@ -141,4 +143,30 @@ Deno.test("tracking location: none of a queued trip's driver; a started one's fr
   assert.equal(at("completed", 5_000), 5_000);
   assert.equal(at("accepted", 1_000), SEEN_ANY_TIME, "accepted outright");
   assert.equal(at("active"), SEEN_ANY_TIME, "stored before the start was kept");
+});
+
+Deno.test("tracking location: from the later of the start and the acceptance's positions_since; a trip stored before it was kept, from its acceptance", () => {
+  const at = (status: TripStatus, started_at: number | null, positions_since?: number | null) =>
+    locationSince({
+      status,
+      accepted_at: 1_000,
+      started_at,
+      ...(positions_since === undefined ? {} : { positions_since }),
+    });
+  assert.equal(at("queued", null, 1), null);
+  assert.equal(at("cancelled", null, 1), null, "cancelled while queued: never the driver's");
+  assert.equal(at("accepted", 5_000, 800), 5_000, "started after the release");
+  assert.equal(at("accepted", 1_000, 800), 800, "accepted outright: after the driver's release");
+  assert.equal(at("accepted", 1_000, 1), 1, "a driver who never gave up a trip");
+  assert.equal(at("completed", 1_000, 800), 800);
+  // Stored before positions_since was kept (spec: business 2.4: never another trip's position).
+  assert.equal(at("accepted", 1_000), 1_000, "stored before: from its acceptance");
+  assert.equal(locationSince({ status: "active", accepted_at: 1_000 }), 1_000);
+});
+
+Deno.test("positionsSinceRelease(): after the driver's last release; 0 (never) any; unknown none", () => {
+  assert.equal(positionsSinceRelease(5_000), 5_001);
+  assert.equal(positionsSinceRelease(0), 1);
+  assert.equal(positionsSinceRelease(null), undefined);
+  assert.equal(positionsSinceRelease(undefined), undefined);
 });

@@ -59,6 +59,9 @@ Deno.test("dispatch board state: the business's trips in progress and the driver
     const ask = await t.env.runtime.ask(tripActor, b.id, accepted, {
       kind: "accept",
       driver: tripDriver(elsewhere.id),
+      // A driver who never gave up a trip (released_at 0), as dispatch tells the trip: any
+      // position of theirs is this trip's (spec: business 2.4).
+      positions_since: 1,
     });
     assert.ok(ask.ok, JSON.stringify(ask));
     const pending = await bookOne(t, b.api_key);
