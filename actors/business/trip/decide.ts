@@ -31,10 +31,10 @@ import {
   type Trip,
   type TripCommand,
   type TripCreation,
-  type TripEvent,
   type TripReply,
   type TripState,
 } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 

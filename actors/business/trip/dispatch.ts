@@ -19,11 +19,11 @@ import type {
   DispatchCommand,
   Trip,
   TripDispatch,
-  TripEvent,
   TripOffer,
   TripReply,
   TripState,
 } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 

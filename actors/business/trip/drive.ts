@@ -20,7 +20,8 @@ import {
   RETURN_DUE_MS,
   scanMatches,
 } from "../../../src/business/rules/driver_actions.ts";
-import type { DriverAction, Trip, TripEvent, TripReply, TripState } from "./types.ts";
+import type { DriverAction, Trip, TripReply, TripState } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 import { ACCEPT_TIMERS, refuseAccept, windowReopened } from "./dispatch.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;

@@ -1,7 +1,8 @@
 /** The trip's state after each event: applies what was decided, never a rule. */
 import { unreachable } from "../../../src/runtime/actor.ts";
 import { createdTrip } from "./creation.ts";
-import type { Trip, TripEvent, TripState } from "./types.ts";
+import type { Trip, TripState } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 export function evolveTrip(state: TripState, event: TripEvent): TripState {
   switch (event.kind) {

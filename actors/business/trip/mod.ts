@@ -13,12 +13,13 @@ import {
   DRIVER_APP_DEFAULTS,
   type Trip,
   type TripCommand,
-  type TripEvent,
   type TripReply,
   type TripState,
 } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 export type * from "./types.ts";
+export type * from "./events.ts";
 export { STALL_TIMER } from "./decide.ts";
 export { dispatchable, DUE_TIMER, OFFER_TIMER, WINDOW_TIMER } from "./dispatch.ts";
 

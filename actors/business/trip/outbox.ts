@@ -36,7 +36,8 @@ import {
   type AutopilotStartItem,
 } from "../../../src/business/rules/sandbox_steps.ts";
 import { trackingLinkStatus } from "./tracking_link.ts";
-import type { Trip, TripEvent, TripState } from "./types.ts";
+import type { Trip, TripState } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 /** The refund a cancellation owes (the trip's wallet charge), handed to the refund outbox. */
 export interface RefundItem {

@@ -9,7 +9,8 @@ import {
   linkStatus,
   TRACKING_TOKENS_RETIRED_MAX,
 } from "../../../src/business/rules/tracking.ts";
-import type { Trip, TripCommand, TripEvent } from "./types.ts";
+import type { Trip, TripCommand } from "./types.ts";
+import type { TripEvent } from "./events.ts";
 
 /** The index from a tracking token's hash to its trip (current and retired tokens). */
 export const TRIP_TRACKING_INDEX = "business_trip_tracking";
