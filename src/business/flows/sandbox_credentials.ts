@@ -10,7 +10,7 @@ import { canonicalJson } from "../../domain/secrets.ts";
 import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { businessOf, createBusiness } from "../../platform/flows/businesses.ts";
-import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
+import { rotateApiKeyOf, rotateWebhookSecretAfterKey } from "../../platform/flows/keys.ts";
 import { CHANNEL_ALGORITHM, CHANNEL_AUDIENCE, refuseUnlessLive } from "../rules/sandbox.ts";
 import { grantStorefrontChannel } from "./sandbox_channels.ts";
 import { topUpSandboxWallets } from "./sandbox_wallet.ts";
@@ -91,25 +91,8 @@ async function rotated(deps: TwinDeps, id: string): Promise<TwinKeys> {
     await deps.runtime.ask(businessActor, id, id, { kind: "mark_sandbox_twin", by: BY_LIVE }),
   );
   const api_key = (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key;
-  return { created: false, api_key, webhook_secret: await twinSecretRotated(deps, id) };
-}
-
-/**
- * The twin's webhook secret rotated, once this call's key rotation has landed: a call at the same
- * time that rotated the key after this one rotates the secret too, and whichever is refused
- * key_already_rotated asks again with the secret held then. Refused, this call would answer 409
- * with its key already replaced and the other's key shown: neither key working (spec: business
- * 4.4 "creates or rotates", as two calls one after the other).
- */
-async function twinSecretRotated(deps: TwinDeps, id: string): Promise<string> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret;
-    } catch (e) {
-      const raced = e instanceof Refused && e.rejection.code === "key_already_rotated";
-      if (!raced || attempt >= 3) throw e;
-    }
-  }
+  const secret = await rotateWebhookSecretAfterKey(deps, id, BY_LIVE);
+  return { created: false, api_key, webhook_secret: secret.webhook_secret };
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { createBusiness } from "../../platform/flows/businesses.ts";
-import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
+import { rotateApiKeyOf, rotateWebhookSecretAfterKey } from "../../platform/flows/keys.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { refuseUnlessSandbox } from "../rules/sandbox.ts";
 import { topUpSandboxWallets } from "./sandbox_wallet.ts";
@@ -97,7 +97,7 @@ export async function verifySandboxSignup(
   }
   // spec: business 4.4: "signing up again with the same email rotates the key".
   const key = await rotateApiKeyOf(deps, r.business_id, "sandbox_signup");
-  const secret = await rotateWebhookSecretOf(deps, r.business_id, "sandbox_signup");
+  const secret = await rotateWebhookSecretAfterKey(deps, r.business_id, "sandbox_signup");
   // spec: business 8: wallets below 10,000 are topped up when credentials are created again.
   await topUpSandboxWallets(deps, r.business_id);
   return {

@@ -8,7 +8,7 @@ import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { issueCredential } from "../../domain/credentials.ts";
 import { newSecret, seal, sealOwner } from "../../domain/secrets.ts";
 import { apiKeyPrefix, type Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { type BusinessPrincipal, partnerKeyPrefix, principalName } from "../identity.ts";
 import { businessOf } from "./businesses.ts";
@@ -102,6 +102,28 @@ export async function rotateWebhookSecretOf(
     }, { requestId: deps.requestId }),
   );
   return { webhook_secret: secret, key_id: keyId };
+}
+
+/**
+ * The webhook secret rotated by a caller whose key rotation has just landed (the sandbox twin's
+ * credentials, a sign-up again): a call at the same time that rotated the key after this one
+ * rotates the secret too, and whichever is refused key_already_rotated asks again with the secret
+ * held then. Refused, the caller would answer 409 with its key already replaced and the other's key
+ * shown: neither key working (spec: business 4.4, as two calls one after the other).
+ */
+export async function rotateWebhookSecretAfterKey(
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
+  id: string,
+  by: string,
+): Promise<WebhookSecretRotated> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await rotateWebhookSecretOf(deps, id, by);
+    } catch (e) {
+      const raced = e instanceof Refused && e.rejection.code === "key_already_rotated";
+      if (!raced || attempt >= 3) throw e;
+    }
+  }
 }
 
 export interface PartnerKeyIssued {
