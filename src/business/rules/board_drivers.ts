@@ -10,7 +10,7 @@
  * (`carrying`) an offered driver is on the board without a position; nor is a position of theirs
  * observed before they last gave up a trip shown (`offeredSince`): it may be that trip's.
  */
-import { locationSince, SEEN_ANY_TIME, type TripStart } from "./tracking.ts";
+import { locationSince, positionsSinceRelease, SEEN_ANY_TIME, type TripStart } from "./tracking.ts";
 import { TRIP_STATUS_FLAGS } from "./trip_status.ts";
 import { tripOfKey } from "./driver_holding.ts";
 
@@ -53,8 +53,7 @@ export function carriesOtherTenantsTrip(d: DriverHoldings, tenant: string): bool
  */
 export function offeredSince(d: DriverHoldings, tenant: string): number | null {
   if (carriesOtherTenantsTrip(d, tenant)) return null;
-  const released = d.released_at;
-  return typeof released === "number" && Number.isFinite(released) ? released + 1 : null;
+  return positionsSinceRelease(d.released_at) ?? null;
 }
 
 /** The earlier of two sightings' times; null only when both are null. */
