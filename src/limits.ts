@@ -171,6 +171,14 @@ export const ENDPOINT_SET_EVENTS_MAX = 10_000;
  * under load fewer and larger batches cost less (issue 36 item 1), for at most this much more lag.
  */
 export const PROJECTION_WRITE_PACE_MS = 20;
+/**
+ * Issue 36 item 1: the changes one projection may hold received and not yet written before
+ * this instance refuses writes (503 projections_behind) until it is back under: a few seconds of
+ * commits at full load (about three changes a booking), some tens of MB of memory.
+ */
+export const PROJECTION_BACKLOG_MAX = 10_000;
+/** The Retry-After of a write refused while a projection is behind, seconds. */
+export const PROJECTION_BEHIND_RETRY_S = 1;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
 /**

@@ -19,7 +19,8 @@ import { RateLimiter } from "./http/rate_limit.ts";
 import { SharedRateCounter, sweepRateCounters } from "./http/shared_rate_limit.ts";
 import { SharedLoginThrottle, sweepLoginThrottles } from "./http/shared_login_throttle.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
-import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
+import { BILLING_SWEEP_MS, PROJECTION_BACKLOG_MAX, TIMER_POLL_MS } from "./limits.ts";
+import { projectionBound } from "./db/projection_bound.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { PgActorStore } from "./runtime/pg_store.ts";
@@ -97,6 +98,8 @@ export interface EnvironmentOptions {
   readonly placement?: Placement;
   /** How long a forward looks for a holder before 503 (the FORWARD_WAIT_MS setting). */
   readonly forwardWaitMs?: number;
+  /** A projection's lag before writes are refused (tests: fewer); PROJECTION_BACKLOG_MAX. */
+  readonly projectionBacklogMax?: number;
 }
 
 export interface OpenEnvironment {
@@ -132,15 +135,13 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
   for (const p of parts) Object.assign(projections, p.projections);
-  watchMachinery(metrics, {
-    runtime,
-    bus: o.bus,
-    projections: () => ({ snapshots: projector, ...projections }),
-  });
+  const named = () => ({ snapshots: projector, ...projections });
+  watchMachinery(metrics, { runtime, bus: o.bus, projections: named });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   await migrateOldData(runtime, parts, log);
   const loops = startLoops(parts, o.clock, writers(), log, counterSweeps(o, database.db));
-  const env = httpEnvironment(o, deps, parts);
+  const behind = projectionBound(named, o.projectionBacklogMax ?? PROJECTION_BACKLOG_MAX, log);
+  const env = httpEnvironment(o, deps, parts, behind);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
   return {
     env,
@@ -260,6 +261,7 @@ function httpEnvironment(
   o: EnvironmentOptions,
   deps: Deps,
   parts: readonly FeatureParts[],
+  projectionBehind: Environment["projectionBehind"],
 ): Environment {
   const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
   const rateLimiter = new RateLimiter(o.clock);
@@ -279,6 +281,7 @@ function httpEnvironment(
       ? new SharedLoginThrottle({ ...common, fallback: loginThrottle })
       : loginThrottle,
     reactors: Object.assign({}, ...parts.map((p) => p.reactors ?? {})),
+    projectionBehind,
     pump: async () => {
       await Promise.all(pumps.map((pump) => pump()));
     },

@@ -128,6 +128,8 @@ export class WriteQueue<T> {
   readonly #paceMs: number;
   readonly #syncs = new SyncWaiters();
   #queue: Queued<T>[] = [];
+  /** The changes in the queue (its sentinels not counted), kept so backlog() is O(1). */
+  #changes = 0;
   #writing: Promise<void> | null = null;
   #stopping = false;
   /** When the last batch began (performance.now), for the pace. */
@@ -160,14 +162,13 @@ export class WriteQueue<T> {
 
   /** The projection lag: changes received and not yet written, and how long the oldest waits. */
   backlog(): { changes: number; oldestMs: number } {
-    let changes = 0;
-    let oldest: number | null = null;
-    for (const q of this.#queue) {
-      if ("sync" in q) continue;
-      changes++;
-      oldest ??= q.since;
-    }
-    return { changes, oldestMs: oldest === null ? 0 : performance.now() - oldest };
+    const changes = this.#changes;
+    // Asked before every write request (the lag's bound, app.ts): only sentinels come first.
+    const oldest = changes === 0 ? undefined : this.#queue.find((q) => !("sync" in q));
+    return {
+      changes,
+      oldestMs: oldest && "since" in oldest ? performance.now() - oldest.since : 0,
+    };
   }
 
   /** Resolves once every change published before the sentinel `id` is written. */
@@ -195,6 +196,7 @@ export class WriteQueue<T> {
     const { promise, resolve } = Promise.withResolvers<void>();
     const queued = entry(resolve);
     this.#queue.push(queued);
+    if (!("sync" in queued)) this.#changes++;
     if ("sync" in queued) this.#endPace?.();
     this.#kick();
     return promise;
@@ -256,12 +258,14 @@ export class WriteQueue<T> {
         } catch (error) {
           if (this.#stopping) {
             this.#queue = [];
+            this.#changes = 0;
             return;
           }
           console.warn(`projection write failed (attempt ${attempt + 1}), retrying:`, error);
           await new Promise((r) => setTimeout(r, this.#delayMs(attempt)));
         }
       }
+      this.#changes -= batch.length;
       for (const t of this.#queue.splice(0, batch.length)) t.written();
     }
   }

@@ -9,7 +9,11 @@ import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Environment } from "./context.ts";
-import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
+import {
+  PROJECTION_BEHIND_RETRY_S,
+  REQUEST_BODY_BYTES_MAX,
+  UPLOAD_BODY_BYTES_MAX,
+} from "../limits.ts";
 import { ApiError, asApiError, validationFailed } from "./errors.ts";
 import { PartitionUnavailable } from "../runtime/forwarding.ts";
 import type { AppEnv } from "./context.ts";
@@ -116,8 +120,27 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
         "X-Service-Test: true is refused on live: send test requests to the sandbox",
       );
     }
+    refuseWhileBehind(env, c.req.method);
     await next();
   };
+}
+
+/**
+ * Issue 36 item 1: the projections' lag is bounded. While one is past its bound, a request that
+ * would write is refused before anything is done, so what it would add does not pile up behind
+ * it; reads go on (src/db/projection_bound.ts).
+ */
+function refuseWhileBehind(env: Environment, method: string): void {
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return;
+  const behind = env.projectionBehind();
+  if (behind === null) return;
+  throw new ApiError(
+    "projections_behind",
+    `the query side is ${behind.changes} change${behind.changes === 1 ? "" : "s"} behind ` +
+      `(${behind.projection}); nothing was done: send the request again shortly`,
+    {},
+    { "Retry-After": String(PROJECTION_BEHIND_RETRY_S) },
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { Deps, Reactor } from "../environment.ts";
 import type { SignInCounter } from "./login_throttle.ts";
+import type { ProjectionBehind } from "../db/projection_bound.ts";
 import type { PlanCounter, RateLimiter } from "./rate_limit.ts";
 
 /** An environment as its HTTP app sees it: the machinery, and what answering requests needs. */
@@ -29,6 +30,11 @@ export interface Environment extends Deps {
   readonly loginThrottle: SignInCounter;
   /** The features' bus subscribers by name (FeatureParts.reactors). */
   readonly reactors: Readonly<Record<string, Reactor>>;
+  /**
+   * The projection past its lag's bound, or null (src/db/projection_bound.ts): while one is,
+   * requests that would write are refused (app.ts).
+   */
+  projectionBehind(): ProjectionBehind | null;
   /** Runs the features' pumps once: outbound attempts now due (after the manual clock moved). */
   pump(): Promise<void>;
 }

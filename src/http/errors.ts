@@ -246,6 +246,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   sandbox_unavailable: 503,
   // Courier 2.6 rule 5: a note is judged once the statement has caught up with the account.
   ledger_catching_up: 503,
+  // Issue 36 item 1: a projection is past its bound; writes wait for it (app.ts).
+  projections_behind: 503,
 };
 
 /** An answer that is not a success; thrown from routes and middleware, rendered once. */

@@ -47,6 +47,15 @@ export const KEY_ALREADY_ROTATED: Refusals = {
     "new credential is the one that works",
 };
 
+/**
+ * Issue 36 item 1: the query side is behind past its bound (app.ts); define adds it to every
+ * route that may write, as STORED_TOO_LARGE.
+ */
+export const PROJECTIONS_BEHIND: Refusals = {
+  projections_behind: "the query side is too far behind the writes; nothing was done: send " +
+    "the request again after Retry-After",
+};
+
 const BY_GUARD = new WeakMap<MiddlewareHandler<AppEnv>, Refusals>();
 
 /** Marks `guard` as answering `refusals`; define() refuses a guard not so marked. */

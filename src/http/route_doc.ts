@@ -9,6 +9,7 @@ import {
   BODY_TOO_LARGE,
   guardRefusals,
   mergeRefusals,
+  PROJECTIONS_BEHIND,
   STORED_TOO_LARGE,
   TEST_FLAG_REFUSED,
 } from "./refusals.ts";
@@ -118,6 +119,7 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
     spec.body || spec.upload ? BODY_TOO_LARGE : {},
     spec.body ? UNSUPPORTED_MEDIA_TYPE : {},
     spec.method === "get" ? {} : STORED_TOO_LARGE,
+    spec.method === "get" ? {} : PROJECTIONS_BEHIND,
     takesOptionalBody(spec)
       ? {
         ...UNSUPPORTED_MEDIA_TYPE,

@@ -104,3 +104,17 @@ Deno.test("WriteQueue: a busy queue's next batch waits out the pace and takes wh
   assert.deepEqual(written, [[1], [2, 3]]);
   await queue.stop();
 });
+
+Deno.test("WriteQueue: the backlog counts the changes waiting and being written, never the sentinels, down to none once written", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const queue = new WriteQueue<number>({ itemsMax: 2 }, () => gate, { paceMs: 0 });
+  assert.deepEqual(queue.backlog(), { changes: 0, oldestMs: 0 });
+  const pushes = [queue.push(1), queue.pushSync("s1"), queue.push(2), queue.push(3)];
+  // The first batch (1) is being written: it still counts until it is.
+  assert.equal(queue.backlog().changes, 3);
+  assert.ok(queue.backlog().oldestMs >= 0);
+  open();
+  await Promise.all(pushes);
+  assert.deepEqual(queue.backlog(), { changes: 0, oldestMs: 0 });
+});

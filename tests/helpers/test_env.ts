@@ -115,6 +115,8 @@ export async function openTestEnv(
     placement?: Placement;
     /** How long a forward looks for a holder (EnvironmentOptions.forwardWaitMs). */
     forwardWaitMs?: number;
+    /** A projection's lag before writes are refused (EnvironmentOptions.projectionBacklogMax). */
+    projectionBacklogMax?: number;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -158,6 +160,9 @@ export async function openTestEnv(
     ...(options.leased ? { leased: options.leased } : {}),
     ...(options.placement ? { placement: options.placement } : {}),
     ...(options.forwardWaitMs === undefined ? {} : { forwardWaitMs: options.forwardWaitMs }),
+    ...(options.projectionBacklogMax === undefined
+      ? {}
+      : { projectionBacklogMax: options.projectionBacklogMax }),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}
