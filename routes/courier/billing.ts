@@ -352,7 +352,7 @@ export function billingRoutes(api: Api): void {
       "supplementary invoice; with another period it answers 409",
     response: InvoicesIssuedAnswer,
     refusals: {
-      validation_failed: "a bad Idempotency-Key header",
+      validation_failed: "a bad Idempotency-Key header; a period after the current month",
       external_settlement: "the courier settles the client in its own accounting system",
       nothing_to_invoice: "no uninvoiced entries in the period",
       open_invoices_limit: "too many open invoices; collect before invoicing more",

@@ -10,6 +10,7 @@ import {
   isPeriod,
   type LedgerBook,
   OPEN_INVOICES_MAX,
+  periodOf,
 } from "../../../src/courier/rules/ledger.ts";
 import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent, LedgerReply } from "./messages.ts";
@@ -21,6 +22,15 @@ type IssueInvoice = Extract<LedgerCommand, { kind: "issue_invoice" }>;
 /** spec: courier 4.2: one invoice per currency; 2.6 rule 5: later entries go on a supplementary. */
 export function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDecision {
   if (!isPeriod(c.period)) return reject("invalid_period", `a period is YYYY-MM: ${c.period}`);
+  // spec: courier 4.2: a period not yet begun is bad input, not a period with nothing in it
+  // (YYYY-MM text sorts as time does).
+  const current = periodOf(ctx.now);
+  if (c.period > current) {
+    const message = `must not be after the current month ${current}: ${c.period}`;
+    return reject("validation_failed", `invalid request: period: ${message}`, {
+      errors: [{ path: "period", message }],
+    });
+  }
   if (state.settings.settlement_mode === "external") return receivableRefusal(state, "invoice")!;
   const book = state.ledger;
   const due = Object.keys(book.periods)

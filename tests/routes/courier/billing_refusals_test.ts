@@ -359,3 +359,21 @@ Deno.test("billing: ledger texts with a control character or an unpaired surroga
     assert.equal(lines.status, 201, JSON.stringify(lines.body));
     assert.equal(lines.body.data.entry.reason, "goodwill:\r\n\tlate by a day");
   }));
+
+Deno.test("billing: an invoice of a period after the current month is refused 422 naming the period, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "CUS-1" });
+    const before = await view(t, courier, client);
+    // The manual clock is in 2026-11: December has not begun, and no year ahead has either.
+    for (const period of ["2026-12", "2027-01"]) {
+      const r = await invoice(t, courier, client, period);
+      assert.equal(r.status, 422, `${period}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed", period);
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["period"]);
+    }
+    assert.deepEqual(await view(t, courier, client), before, "nothing changed");
+    // The current month is invoiced (a later entry of it goes on a supplementary invoice).
+    const now = await invoice(t, courier, client, "2026-11");
+    assert.equal(now.status, 201, JSON.stringify(now.body));
+  }));
