@@ -13,6 +13,7 @@ import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { toBasisPoints } from "../../src/domain/money.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
+import { requireScope } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
@@ -113,7 +114,8 @@ const CreateServiceLevel = z.object({
   no_scan_hours: Hours,
   at_risk_pct: z.number().int().min(1).max(100).default(75),
   price_adjustment_pct: z.union([z.number(), z.string()]).optional().openapi({
-    description: "The service-level adjustment when pricing, -100 to 1000, 2 decimals; default 0",
+    description: "The service-level adjustment when pricing, -100 to 1000, 2 decimals; default " +
+      "0. Other than 0 it needs the scope billing:administer, as a rate card's terms do",
     example: 15,
   }),
 }).openapi("CreateServiceLevel");
@@ -224,9 +226,10 @@ export function serviceLevelRoutes(api: Api): void {
       validation_failed: "calendar_id is none of the courier's calendars",
       catalogue_full:
         "the courier keeps as many service levels as it may, or its catalogue is full",
+      scope_denied: "a price_adjustment_pct other than 0 without the scope `billing:administer`",
     },
   }, async (c, { body }) => {
-    const { tenant, by } = businessCall(c);
+    const { tenant, by, principal } = businessCall(c);
     const { price_adjustment_pct, ...level } = body;
     const bp = price_adjustment_pct === undefined ? 0 : adjustmentBasisPoints(price_adjustment_pct);
     if (bp === null) {
@@ -235,6 +238,9 @@ export function serviceLevelRoutes(api: Api): void {
         message: `a percentage from -100 to 1000, 2 decimals: ${price_adjustment_pct}`,
       }]);
     }
+    // spec: courier 2.2, 5: the adjustment is a line of every client's price, set as a rate
+    // card's terms are, by billing:administer; without one the card prices the option as it is.
+    if (bp !== 0) requireScope(principal, "billing:administer");
     const id = newId("svc");
     const catalogue = await ask(c, courierCatalogueActor, tenant, tenant, {
       kind: "add_service_level",

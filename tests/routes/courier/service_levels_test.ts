@@ -145,7 +145,8 @@ Deno.test("calendars API: a second calendar with the same code answers 409 alrea
 
 Deno.test("service levels API: created with defaults (at_risk 75, adjustment 0) and listed in order", () =>
   withTestEnv(async (t) => {
-    const b = await courier(t);
+    // A price adjustment (ECONOMY's -12.5 %) needs billing:administer (courier 5).
+    const b = await courier(t, ["runs:override", "billing:administer"]);
     const cal = await addCalendar(t, b);
     const r = await t.call("POST", "/business/courier/service-levels", {
       key: b.api_key,
