@@ -305,11 +305,17 @@ function corridorsOf(
   });
 }
 
+/**
+ * The instant a version is in force from, to the millisecond the service keeps: the first one not
+ * before the instant sent. Date.parse drops digits past the millisecond, which put a version sent
+ * as `...00.0005Z` in force half a millisecond early (spec: courier 4.2, in force from then).
+ */
 function effectiveFrom(iso: string | undefined, now: number): number {
   if (iso === undefined) return now;
   const at = Date.parse(iso);
   if (Number.isNaN(at)) {
     refuseFields([{ path: "effective_from", message: `not a valid date-time: ${iso}` }]);
   }
-  return at;
+  const beyondMs = /T[^.]*\.\d{3}(\d+)/.exec(iso)?.[1] ?? "";
+  return /[1-9]/.test(beyondMs) ? at + 1 : at;
 }

@@ -250,3 +250,29 @@ Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 4
       );
     }
   }));
+
+Deno.test("rate cards API: an effective_from finer than a millisecond is never in force before it (microseconds as Python's isoformat sends them)", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const v1 = await publish(t, b);
+    const at = t.clock.now() + 2 * HOUR;
+    const ms = new Date(at).toISOString(); // ...T10:00:00.000Z
+    const v2 = await t.call("POST", `/business/courier/rate-cards/${v1.id}/versions`, {
+      key: b.api_key,
+      body: { per_kg: 15, effective_from: ms.replace(".000Z", ".000500+00:00") },
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    // Held to the millisecond: the first one not before the instant sent.
+    assert.equal(v2.body.data.effective_from, new Date(at + 1).toISOString());
+    t.clock.advanceBy(2 * HOUR);
+    assert.equal((await list(t, b))[0].version_in_force, 1, "half a millisecond early");
+    t.clock.advanceBy(1);
+    assert.equal((await list(t, b))[0].version_in_force, 2);
+    // Zeros past the millisecond say nothing: in force from the millisecond itself.
+    const v3 = await t.call("POST", `/business/courier/rate-cards/${v1.id}/versions`, {
+      key: b.api_key,
+      body: { per_kg: 16, effective_from: ms.replace(".000Z", ".000000Z") },
+    });
+    assert.equal(v3.status, 422, "before v2's effective_from");
+    assert.equal(v3.body.code, "effective_from_before_latest");
+  }));
