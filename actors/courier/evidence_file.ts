@@ -54,6 +54,17 @@ export function evidenceFileId(tenant: string, sha256: string): string {
   return `${tenant}.${sha256}`;
 }
 
+/**
+ * The name a file is kept and shown under: the last segment of what the upload sent (a browser
+ * or a script may send `C:\\Users\\...\\pod.jpg` or `../../x`: a path from the request is never
+ * stored), trimmed and clipped; "evidence" when nothing is left.
+ */
+export function evidenceFileName(sent: string): string {
+  const base = sent.split(/[\\/]/).map((s) => s.trim()).filter((s) => s !== "").at(-1) ?? "";
+  const name = base === "." || base === ".." ? "" : base;
+  return name.slice(0, EVIDENCE_NAME_CHARS_MAX) || "evidence";
+}
+
 export function chunksFor(size: number): number {
   return Math.max(1, Math.ceil(size / EVIDENCE_CHUNK_BYTES));
 }
@@ -88,7 +99,7 @@ function begin(
     kind: "begun",
     file: {
       ...file,
-      name: clip(file.name) || "evidence",
+      name: evidenceFileName(file.name),
       content_type: clip(file.content_type) || "application/octet-stream",
       uploaded_by: clip(file.uploaded_by),
       created_at: now,

@@ -12,6 +12,7 @@ import {
   type EvidenceFile,
   evidenceFileActor,
   evidenceFileId,
+  evidenceFileName,
 } from "../../../actors/courier/evidence_file.ts";
 import type { EvidenceFileRef } from "../../../actors/courier/alert.ts";
 import { sha256Hex } from "../../domain/secrets.ts";
@@ -76,7 +77,7 @@ export async function storeEvidence(
     ok: true,
     value: {
       sha256,
-      name: upload.name.trim() || file.name,
+      name: upload.name.trim() === "" ? file.name : evidenceFileName(upload.name),
       size,
       content_type: upload.content_type.trim() || file.content_type,
     },

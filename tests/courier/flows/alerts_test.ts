@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { alertActor } from "../../../actors/courier/alert.ts";
-import { evidenceFileActor, evidenceFileId } from "../../../actors/courier/evidence_file.ts";
+import {
+  EVIDENCE_NAME_CHARS_MAX,
+  evidenceFileActor,
+  evidenceFileId,
+} from "../../../actors/courier/evidence_file.ts";
 import {
   alertEvidence,
   askAlert,
@@ -108,4 +112,27 @@ Deno.test("alerts flow: an alert already resolved, or another courier's, stores 
       await codeOf(() => askAlert(runtime, "biz_b", alert.id, { kind: "get" })),
       "not_found",
     );
+  }));
+
+Deno.test("alerts flow: an evidence file keeps its file name only, never the path the upload sent", () =>
+  withAlerts(async (runtime) => {
+    const sent = [
+      ["C:\\Users\\ops\\Desktop\\seal.jpg", "seal.jpg"],
+      ["../../etc/passwd", "passwd"],
+      ["../..", "evidence"],
+      [`dir/${"n".repeat(EVIDENCE_NAME_CHARS_MAX + 20)}`, "n".repeat(EVIDENCE_NAME_CHARS_MAX)],
+    ] as const;
+    for (const [i, [name, kept]] of sent.entries()) {
+      const alert = await raise(runtime, "biz_a", `WB1:path:${i}`);
+      const bytes = new TextEncoder().encode(`a photo of the broken seal ${i}`);
+      const resolved = await resolveAlert(runtime, "biz_a", alert.id, {
+        resolution: "seal replaced",
+        evidence: "",
+        file: { ...PHOTO, name, bytes },
+        by: "ops",
+      });
+      assert.equal(resolved.evidence_file?.name, kept, `the alert's file name for ${name}`);
+      const stored = await readEvidence(runtime, "biz_a", sha256Hex(bytes));
+      assert.equal(stored?.file.name, kept, `the stored file name for ${name}`);
+    }
   }));
