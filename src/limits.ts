@@ -151,8 +151,11 @@ export const REQUEST_BODY_BYTES_MAX = 1_000_000;
 export const UPLOAD_BODY_BYTES_MAX = 6_000_000;
 /** spec: courier 8: a bulk booking carries up to 200 shipments. */
 export const BULK_SHIPMENTS_MAX = 200;
-/** Data lines of one CSV booking upload (a day's orders of a large shop; ~1.5 MB of CSV). */
-export const CSV_BOOKING_LINES_MAX = 5_000;
+/**
+ * spec: courier 8: shipment lines of one CSV booking upload: a CSV booking is a bulk booking
+ * (4.6), up to 200 shipments per call; a larger file is sent as several.
+ */
+export const CSV_BOOKING_LINES_MAX = BULK_SHIPMENTS_MAX;
 /**
  * Rows of one bulk or CSV booking in flight at once: each waits on four commits in turn, so 32
  * keep the group commits full (2.5x the rate of 8) while one upload's asks stay bounded.
