@@ -196,8 +196,11 @@ async function resolveForm(c: Context<AppEnv>): Promise<{
     max,
     `upload over ${max} bytes; evidence files up to ${EVIDENCE_FILE_BYTES_MAX}`,
   );
-  const resolution = textField(form, "resolution", ALERT_RESOLUTION_CHARS_MAX);
-  const evidence = textField(form, "evidence", ALERT_EVIDENCE_CHARS_MAX);
+  // The texts are held to what a JSON body is held to (length, text Postgres can keep).
+  const { resolution, evidence } = parse(ResolveBody, {
+    resolution: form.get("resolution") ?? undefined,
+    evidence: form.get("evidence") ?? undefined,
+  }, "body") as z.infer<typeof ResolveBody>;
   const file = form.get("evidence_file");
   if (typeof file === "string") {
     throw validationFailed([{ path: "evidence_file", message: "must be a file upload" }]);
@@ -206,12 +209,4 @@ async function resolveForm(c: Context<AppEnv>): Promise<{
   if (file === null || file.size === 0) return { resolution, evidence, file: null };
   const bytes = new Uint8Array(await file.arrayBuffer());
   return { resolution, evidence, file: { name: file.name, content_type: file.type, bytes } };
-}
-
-function textField(form: FormData, name: string, max: number): string {
-  const value = form.get(name) ?? "";
-  if (typeof value !== "string" || value.length > max) {
-    throw validationFailed([{ path: name, message: `a text of at most ${max} characters` }]);
-  }
-  return value;
 }
