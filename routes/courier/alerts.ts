@@ -153,7 +153,7 @@ export function alertRoutes(api: Api): void {
     refusals: {
       ...RESOLVED,
       validation_failed: "resolving needs a resolution and evidence (a text or a file); a body " +
-        "field is invalid",
+        "field is invalid; an evidence text `file:sha256:<hex>` names no file of the courier's",
       ...BODY_TOO_LARGE,
       evidence_file_too_large: "the evidence file is larger than an evidence file may be",
     },

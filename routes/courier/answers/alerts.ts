@@ -88,7 +88,8 @@ const alertFields = {
   resolved_by: z.string().nullable(),
   resolution: z.string().nullable(),
   evidence: z.string().nullable().openapi({
-    description: "The evidence text, or `file:sha256:<hex>` when a file was uploaded",
+    description: "The evidence text, or `file:sha256:<hex>` when a file was uploaded (or named " +
+      "by that reference: a file the courier holds, then in `evidence_file`)",
   }),
   evidence_file: orNull(
     z.object({

@@ -21,9 +21,9 @@ import {
   SYSTEM_PRINCIPAL,
 } from "../../../actors/courier/alert.ts";
 import { derivedId } from "../../domain/secrets.ts";
-import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { type EvidenceUpload, readEvidence, storeEvidence } from "./evidence.ts";
+import { type EvidenceUpload, heldEvidence, readEvidence, storeEvidence } from "./evidence.ts";
 
 export type { AlertKind, AlertSubject, AlertSummary };
 
@@ -105,11 +105,15 @@ export interface AlertResolution {
   readonly by: string;
 }
 
+/** What a file reference's text begins with (`file:sha256:<hex>`, as an upload's evidence reads). */
+const FILE_REFERENCE = /^\s*file:sha256:/i;
+
 /**
  * Resolves the alert (courier 2.9: never silently dismissed: a resolution and evidence). With a
- * file, the alert is checked resolvable before the file is stored, so a refusal (or another
- * courier's alert) leaves nothing behind; the file is stored content-addressed and the evidence
- * becomes `file:sha256:<hex>`.
+ * file, or a text naming one (`file:sha256:<hex>`), the alert is checked resolvable first, so a
+ * refusal (or another courier's alert) leaves nothing behind and answers as it would without
+ * the file; an uploaded file is stored content-addressed, a named one must be the courier's, and
+ * the evidence becomes `file:sha256:<hex>`.
  */
 export async function resolveAlert(
   runtime: ActorRuntime,
@@ -118,7 +122,8 @@ export async function resolveAlert(
   input: AlertResolution,
 ): Promise<Alert> {
   const { resolution, by } = input;
-  if (!input.file) {
+  const named = !input.file && FILE_REFERENCE.test(input.evidence);
+  if (!input.file && !named) {
     return await askAlert(runtime, tenant, id, {
       kind: "resolve",
       resolution,
@@ -129,9 +134,9 @@ export async function resolveAlert(
   const current = await askAlert(runtime, tenant, id, { kind: "get" });
   const refusal = resolveRefusal(current, resolution, "file");
   if (refusal !== null) throw new Refused(refusal);
-  const stored = await storeEvidence(runtime, tenant, input.file, by);
-  if (!stored.ok) throw new Refused(stored);
-  const file: EvidenceFileRef = stored.value;
+  const file = input.file
+    ? await storedEvidence(runtime, tenant, input.file, by)
+    : await namedEvidence(runtime, tenant, input.evidence);
   return await askAlert(runtime, tenant, id, {
     kind: "resolve",
     resolution,
@@ -139,6 +144,39 @@ export async function resolveAlert(
     evidence_file: file,
     by,
   });
+}
+
+/** The upload stored content-addressed; its refusal (too large) thrown. */
+async function storedEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  upload: EvidenceUpload,
+  by: string,
+): Promise<EvidenceFileRef> {
+  const stored = await storeEvidence(runtime, tenant, upload, by);
+  if (!stored.ok) throw new Refused(stored);
+  return stored.value;
+}
+
+/**
+ * The file a text names as an upload's evidence reads (`file:sha256:<hex>`), which the courier
+ * must hold: a reference to no file, or to another courier's, is no evidence (courier 2.9: never
+ * silently dismissed), refused `validation_failed` naming `evidence`.
+ */
+async function namedEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  evidence: string,
+): Promise<EvidenceFileRef> {
+  const sha256 = evidence.trim().slice("file:sha256:".length).toLowerCase();
+  const held = await heldEvidence(runtime, tenant, sha256);
+  if (held === null) {
+    throw new Refused(invalidFields([{
+      path: "evidence",
+      message: `names no evidence file of the courier's: ${evidence.trim()}`,
+    }]));
+  }
+  return held;
 }
 
 /** The evidence file an alert was resolved with; Refused `not_found` when it has none. */

@@ -84,6 +84,20 @@ export async function storeEvidence(
   };
 }
 
+/** The reference of a file the tenant holds whole, by its hash; null when it holds none. */
+export async function heldEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  sha256: string,
+): Promise<EvidenceFileRef | null> {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+  const file = foundOrNull(
+    await runtime.read(evidenceFileActor, tenant, evidenceFileId(tenant, sha256), { kind: "get" }),
+  );
+  if (!file || !file.complete) return null;
+  return { sha256, name: file.name, size: file.size, content_type: file.content_type };
+}
+
 /** The file's manifest and bytes, checked against its hash; null when the tenant has no such file. */
 export async function readEvidence(
   runtime: ActorRuntime,

@@ -136,3 +136,55 @@ Deno.test("alerts flow: an evidence file keeps its file name only, never the pat
       assert.equal(stored?.file.name, kept, `the stored file name for ${name}`);
     }
   }));
+
+Deno.test("alerts flow: a text naming a file (file:sha256:<hex>) is evidence only when the courier holds that file", () =>
+  withAlerts(async (runtime) => {
+    const theirs = await raise(runtime, "biz_b", "WB2:theirs");
+    await resolveAlert(runtime, "biz_b", theirs.id, {
+      resolution: "seal replaced",
+      evidence: "",
+      file: PHOTO,
+      by: "ops",
+    });
+    const sha256 = sha256Hex(PHOTO.bytes);
+    const alert = await raise(runtime, "biz_a", "WB1:named");
+    const named = (hex: string) => ({
+      resolution: "seal replaced",
+      evidence: `file:sha256:${hex}`,
+      by: "ops",
+    });
+    // No such file, and another courier's: nothing to read back, so no evidence.
+    for (const hex of ["ab".repeat(32), sha256, "not-a-hash"]) {
+      assert.equal(
+        await codeOf(() => resolveAlert(runtime, "biz_a", alert.id, named(hex))),
+        "validation_failed",
+        hex,
+      );
+    }
+    // Another courier's alert is not found first, whatever the text names.
+    assert.equal(
+      await codeOf(() => resolveAlert(runtime, "biz_b", alert.id, named(sha256))),
+      "not_found",
+    );
+    const open = await askAlert(runtime, "biz_a", alert.id, { kind: "get" });
+    assert.equal(open.status, "open");
+
+    // The courier's own file, named: the alert's evidence is that file, read back as uploaded.
+    const mine = await raise(runtime, "biz_a", "WB1:mine");
+    await resolveAlert(runtime, "biz_a", mine.id, {
+      resolution: "seal replaced",
+      evidence: "",
+      file: PHOTO,
+      by: "ops",
+    });
+    const resolved = await resolveAlert(runtime, "biz_a", alert.id, named(sha256));
+    assert.equal(resolved.status, "resolved");
+    assert.equal(resolved.evidence, `file:sha256:${sha256}`);
+    assert.deepEqual(resolved.evidence_file, {
+      sha256,
+      name: "seal.jpg",
+      size: PHOTO.bytes.length,
+      content_type: "image/jpeg",
+    });
+    assert.deepEqual((await alertEvidence(runtime, "biz_a", alert.id)).bytes, PHOTO.bytes);
+  }));
