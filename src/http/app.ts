@@ -106,7 +106,8 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
     if (TRACKING_PATH.test(c.req.path)) c.set("errorField", "error");
     const length = Number(c.req.header("Content-Length") ?? "0");
     // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
-    const type = c.req.header("Content-Type") ?? "";
+    // Media types are case-insensitive (RFC 9110 8.3.1), as the upload routes read them.
+    const type = (c.req.header("Content-Type") ?? "").toLowerCase();
     const upload = type.startsWith("multipart/form-data") || type.startsWith("text/csv");
     const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
     if (length > max) {

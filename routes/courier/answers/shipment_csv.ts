@@ -9,7 +9,7 @@ import { parse } from "csv-parse/sync";
 import { CSV_BOOKING_LINES_MAX, UPLOAD_BODY_BYTES_MAX } from "../../../src/limits.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
 import { validationFailed } from "../../../src/http/errors.ts";
-import { boundedBody, boundedForm } from "../../../src/http/upload.ts";
+import { boundedBody, boundedForm, isMultipart } from "../../../src/http/upload.ts";
 import { storableText, UNSTORABLE_TEXT } from "../../../src/http/route.ts";
 import { csvLines } from "../../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody, unknownServiceLevel } from "./booking.ts";
@@ -264,15 +264,17 @@ export function csvText(bytes: Uint8Array): string {
 /** The CSV of the upload: a multipart `file` field, or the body itself. */
 export async function uploadText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("Content-Type") ?? "";
+  // Media types are case-insensitive (RFC 9110 8.3.1): Text/CSV is text/csv.
+  const media = type.toLowerCase();
   const tooLarge = `upload over ${UPLOAD_BODY_BYTES_MAX} bytes`;
-  if (type.startsWith("multipart/form-data")) {
+  if (isMultipart(c)) {
     const form = await boundedForm(c, UPLOAD_BODY_BYTES_MAX, tooLarge);
     const file = form.get("file");
     if (file instanceof File) return csvText(new Uint8Array(await file.arrayBuffer()));
     if (typeof file === "string" && file !== "") return file;
     throw validationFailed([{ path: "file", message: "a CSV file is required" }]);
   }
-  if (type.startsWith("text/csv") || type.startsWith("text/plain")) {
+  if (media.startsWith("text/csv") || media.startsWith("text/plain")) {
     return csvText(await boundedBody(c, UPLOAD_BODY_BYTES_MAX, tooLarge));
   }
   throw validationFailed([{

@@ -306,6 +306,14 @@ Deno.test("client shipments: a CSV over 200 shipment lines (courier 8, as bulk) 
     assert.equal(await balance(t, client), 100);
   }));
 
+Deno.test("client shipments CSV: the body's media type is read in any case (Text/CSV)", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const r = await upload(t, client, csvOf([line()]), { type: "Text/CSV; charset=UTF-8" });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.booked, 1);
+  }));
+
 Deno.test("client shipments CSV: every line is numbered where it starts (blank and quoted lines)", () => {
   const header = [...CSV_REQUIRED_COLUMNS];
   const cell = fc.stringMatching(/^[a-z ,"\n]{0,6}$/);

@@ -56,12 +56,12 @@ export async function list(t: TestEnv, client: Client, query = "") {
   };
 }
 
-/** Sends a CSV as a text/csv body, or as the multipart field `file`. */
+/** Sends a CSV as a text/csv body (or `type`), or as the multipart field `file`. */
 export async function upload(
   t: TestEnv,
   client: Client,
   csv: string,
-  o: { multipart?: boolean; key?: string } = {},
+  o: { multipart?: boolean; key?: string; type?: string } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...clientKey(client) };
   if (o.key) headers["Idempotency-Key"] = o.key;
@@ -70,7 +70,7 @@ export async function upload(
     const form = new FormData();
     form.append("file", new File([csv], "orders.csv", { type: "text/csv" }));
     body = form;
-  } else headers["Content-Type"] = "text/csv";
+  } else headers["Content-Type"] = o.type ?? "text/csv";
   const res = await t.app.request("/api/client/shipments/csv", { method: "POST", headers, body });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
