@@ -52,7 +52,8 @@ const FileClaim = z.object({
   /** The shipment's currency; another is refused. */
   currency: Currency.optional(),
   description: Text(CLAIM_TEXT_CHARS_MAX),
-  // spec: courier 2.6: the evidence of the claim's credit note (PlainText).
+  // spec: courier 2.6: the evidence of the claim's credit note (PlainText); as `file:sha256:<hex>`
+  // it names an evidence file the courier holds.
   evidence: PlainText(CLAIM_EVIDENCE_CHARS_MAX).min(1).optional(),
   /**
    * Accepted as before; a shipment has one claim whatever the key (claimKeyOf), so filing again
@@ -131,6 +132,8 @@ export function claimRoutes(api: Api): void {
     response: ClaimAnswer,
     refusals: {
       not_found: "no shipment of the courier's by that waybill",
+      validation_failed: "a field is invalid; evidence written as `file:sha256:<hex>` names no " +
+        "evidence file of the courier's",
       currency_mismatch: "not the shipment's currency",
       invalid_amount: "the amount is not above zero",
       claim_window_closed: "the claim window of the shipment's rate card has closed",

@@ -21,9 +21,15 @@ import {
   SYSTEM_PRINCIPAL,
 } from "../../../actors/courier/alert.ts";
 import { derivedId } from "../../domain/secrets.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { type EvidenceUpload, heldEvidence, readEvidence, storeEvidence } from "./evidence.ts";
+import {
+  type EvidenceUpload,
+  isFileReference,
+  namedEvidence,
+  readEvidence,
+  storeEvidence,
+} from "./evidence.ts";
 
 export type { AlertKind, AlertSubject, AlertSummary };
 
@@ -105,9 +111,6 @@ export interface AlertResolution {
   readonly by: string;
 }
 
-/** What a file reference's text begins with (`file:sha256:<hex>`, as an upload's evidence reads). */
-const FILE_REFERENCE = /^\s*file:sha256:/i;
-
 /**
  * Resolves the alert (courier 2.9: never silently dismissed: a resolution and evidence). With a
  * file, or a text naming one (`file:sha256:<hex>`), the alert is checked resolvable first, so a
@@ -122,7 +125,7 @@ export async function resolveAlert(
   input: AlertResolution,
 ): Promise<Alert> {
   const { resolution, by } = input;
-  const named = !input.file && FILE_REFERENCE.test(input.evidence);
+  const named = !input.file && isFileReference(input.evidence);
   if (!input.file && !named) {
     return await askAlert(runtime, tenant, id, {
       kind: "resolve",
@@ -136,7 +139,7 @@ export async function resolveAlert(
   if (refusal !== null) throw new Refused(refusal);
   const file = input.file
     ? await storedEvidence(runtime, tenant, input.file, by)
-    : await namedEvidence(runtime, tenant, input.evidence);
+    : (await namedEvidence(runtime, tenant, input.evidence, "evidence"))!;
   return await askAlert(runtime, tenant, id, {
     kind: "resolve",
     resolution,
@@ -156,27 +159,6 @@ async function storedEvidence(
   const stored = await storeEvidence(runtime, tenant, upload, by);
   if (!stored.ok) throw new Refused(stored);
   return stored.value;
-}
-
-/**
- * The file a text names as an upload's evidence reads (`file:sha256:<hex>`), which the courier
- * must hold: a reference to no file, or to another courier's, is no evidence (courier 2.9: never
- * silently dismissed), refused `validation_failed` naming `evidence`.
- */
-async function namedEvidence(
-  runtime: ActorRuntime,
-  tenant: string,
-  evidence: string,
-): Promise<EvidenceFileRef> {
-  const sha256 = evidence.trim().slice("file:sha256:".length).toLowerCase();
-  const held = await heldEvidence(runtime, tenant, sha256);
-  if (held === null) {
-    throw new Refused(invalidFields([{
-      path: "evidence",
-      message: `names no evidence file of the courier's: ${evidence.trim()}`,
-    }]));
-  }
-  return held;
 }
 
 /** The evidence file an alert was resolved with; Refused `not_found` when it has none. */

@@ -24,6 +24,7 @@ import { toMinor } from "../../domain/money.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { namedEvidence } from "./evidence.ts";
 import { frozenTerms } from "./later_charges.ts";
 import { shipmentIn } from "./shipments.ts";
 
@@ -75,6 +76,8 @@ export async function fileClaim(
       `a claim is in the shipment's currency ${shipment.pricing.currency}: ${currency}`,
     );
   }
+  // spec: courier 2.6: the evidence its credit note keeps; a file it names must be the courier's.
+  if (input.evidence !== null) await namedEvidence(runtime, courier, input.evidence, "evidence");
   const terms = await frozenTerms(runtime, shipment);
   const filing = (id: string) => ({
     kind: "file" as const,

@@ -16,7 +16,7 @@ import {
 } from "../../../actors/courier/evidence_file.ts";
 import type { EvidenceFileRef } from "../../../actors/courier/alert.ts";
 import { sha256Hex } from "../../domain/secrets.ts";
-import { foundOrNull, type Rejection } from "../../runtime/actor.ts";
+import { foundOrNull, invalidFields, Refused, type Rejection } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 export { EVIDENCE_FILE_BYTES_MAX };
@@ -82,6 +82,38 @@ export async function storeEvidence(
       content_type: upload.content_type.trim() || file.content_type,
     },
   };
+}
+
+/** What a file reference's text begins with (`file:sha256:<hex>`, as an upload's evidence reads). */
+const FILE_REFERENCE = /^\s*file:sha256:/i;
+
+/** Whether an evidence text is written as a file's reference (`file:sha256:<hex>`). */
+export function isFileReference(text: string): boolean {
+  return FILE_REFERENCE.test(text);
+}
+
+/**
+ * The file an evidence text names as an upload's reference reads (`file:sha256:<hex>`), which
+ * the tenant must hold whole: a reference to no file, or to another tenant's, is no evidence
+ * (courier 2.9, 2.6 evidence_path), Refused `validation_failed` naming `path`. Null for any
+ * other text.
+ */
+export async function namedEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  text: string,
+  path: string,
+): Promise<EvidenceFileRef | null> {
+  if (!isFileReference(text)) return null;
+  const sha256 = text.trim().slice("file:sha256:".length).toLowerCase();
+  const held = await heldEvidence(runtime, tenant, sha256);
+  if (held === null) {
+    throw new Refused(invalidFields([{
+      path,
+      message: `names no evidence file of the courier's: ${text.trim()}`,
+    }]));
+  }
+  return held;
 }
 
 /** The reference of a file the tenant holds whole, by its hash; null when it holds none. */

@@ -11,6 +11,7 @@ import {
   decideClaim,
   fileClaim,
 } from "../../../src/courier/flows/claims.ts";
+import { storeEvidence } from "../../../src/courier/flows/evidence.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, type Courier, newClient, newCourier, topUp } from "../../helpers/courier.ts";
@@ -140,4 +141,43 @@ Deno.test("claims flow: a ledger refusal for good is kept on the claim as not bo
     assert.ok(decided.credit?.state === "not_booked");
     assert.equal(decided.credit.code, "not_found");
     assert.equal(decided.credit.message, "no such entry");
+  }));
+
+Deno.test("claims flow: evidence written as a file reference (file:sha256:<hex>) must name a file the courier holds", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    const other = await newCourier(t);
+    const runtime = t.env.runtime;
+    const tenant = courier.business.id;
+    const photo = new TextEncoder().encode("a photo of the crushed box");
+    const theirs = await storeEvidence(
+      runtime,
+      other.business.id,
+      { name: "box.jpg", content_type: "image/jpeg", bytes: photo },
+      "ops",
+    );
+    assert.ok(theirs.ok);
+    for (const hex of ["ab".repeat(32), theirs.value.sha256]) {
+      const r = await refusal(() =>
+        fileClaim(runtime, tenant, {
+          ...DAMAGE,
+          waybill,
+          amount: "25",
+          evidence: `file:sha256:${hex}`,
+        })
+      );
+      assert.equal(r.code, "validation_failed", hex);
+      assert.deepEqual((r.details?.errors as { path: string }[]).map((e) => e.path), ["evidence"]);
+    }
+    const mine = await storeEvidence(
+      runtime,
+      tenant,
+      { name: "box.jpg", content_type: "image/jpeg", bytes: photo },
+      "ops",
+    );
+    assert.ok(mine.ok);
+    const evidence = `file:sha256:${mine.value.sha256}`;
+    const filed = await fileClaim(runtime, tenant, { ...DAMAGE, waybill, amount: "25", evidence });
+    assert.equal(filed.created, true, "nothing was filed by the refused ones");
+    assert.equal(filed.claim.evidence, evidence);
   }));
