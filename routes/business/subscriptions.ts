@@ -44,7 +44,8 @@ const SubscriptionRequest = z.object({
     example: "Africa/Gaborone",
   }),
   starts_on: z.iso.date().optional().openapi({
-    description: "YYYY-MM-DD, local: no occurrence before it. Default today",
+    description: "YYYY-MM-DD, local: no occurrence before it. Default today; a date before " +
+      "today in the subscription's time zone is refused (422 validation_failed)",
   }),
   external_reference: Text(SUBSCRIPTION_REFERENCE_CHARS_MAX).optional().openapi({
     description: "Each occurrence's trip carries `<external_reference>-<YYYY-MM-DD>`",

@@ -28,6 +28,7 @@ import {
   localDate,
   localInstant,
   occurrenceKey,
+  startsInPast,
   type SubscriptionSchedule,
 } from "../rules/subscription.ts";
 import {
@@ -147,6 +148,12 @@ export async function createSubscription(
     throw new Refused(invalidFields([{
       path: "timezone",
       message: `required: the business's country has no single time zone: ${account.country}`,
+    }]));
+  }
+  if (input.starts_on && startsInPast(input.starts_on, timezone, deps.clock.now())) {
+    throw new Refused(invalidFields([{
+      path: "starts_on",
+      message: `must not be before today in ${timezone}: ${input.starts_on}`,
     }]));
   }
   await priced(deps, account, await located(deps, business, input.delivery));

@@ -95,6 +95,14 @@ export function firstOccurrence(
   return o;
 }
 
+/**
+ * spec: business 3.1, 7: a past time is refused (as scheduled_at is): a start before today, the
+ * zone's date at `now`. Today is not past: its pickup, if still ahead, is the first.
+ */
+export function startsInPast(startsOn: string, timezone: string, now: number): boolean {
+  return Temporal.PlainDate.compare(startsOn, localDate(timezone, now)) < 0;
+}
+
 /** When an occurrence's trip is booked: the lead before its pickup. */
 export function bookingDueAt(o: Occurrence): number {
   return o.at - OCCURRENCE_BOOKING_LEAD_MS;

@@ -18,26 +18,7 @@ import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
 import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 import { sha256Hex } from "../../../src/domain/secrets.ts";
-
-const { type: _, ...delivery } = PARCEL;
-/** Tuesdays and Thursdays at 09:30 in the business's zone (Botswana: UTC+2). */
-const WEEKLY = { ...delivery, days_of_week: [4, 2], pickup_time: "09:30" };
-const HOUR = 3600;
-
-function subscribe(
-  t: TestEnv,
-  key: string,
-  body: Record<string, unknown> = WEEKLY,
-  headers: Record<string, string> = {},
-) {
-  return t.call("POST", "/business/subscriptions", { key, body, headers });
-}
-
-/** Moves the clock, then waits for the occurrences it made due to be booked. */
-async function advanceAndBook(t: TestEnv, seconds: number): Promise<void> {
-  await advance(t, seconds);
-  await t.env.runtime.outboxesIdle();
-}
+import { advanceAndBook, HOUR, subscribe, WEEKLY } from "./subscription_fixtures.ts";
 
 Deno.test("subscriptions: create, replay by Idempotency-Key, conflict, read and list", () =>
   withTestEnv(async (t) => {

@@ -1,0 +1,36 @@
+/**
+ * Business API 4.2 recurring deliveries over HTTP, the rule's edges: a start in the past is
+ * refused as a past scheduled_at is (3.1, 7), and a repeated cancel answers as a trip's does.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { fundedBusiness } from "./trips_fixtures.ts";
+import { subscribe, WEEKLY } from "./subscription_fixtures.ts";
+
+// spec: business 3.1, 7: a past time is refused with 422; today (the zone's date) is not past.
+Deno.test("subscriptions: a starts_on before today in the subscription's zone is 422 and creates nothing; today is taken", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    // The clock is Monday 2026-11-02 10:00 in Gaborone: Sunday the 1st is past.
+    const past = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: "2026-11-01" });
+    assert.deepEqual([past.status, past.body.code, past.body.errors], [422, "validation_failed", [{
+      path: "starts_on",
+      message: "must not be before today in Africa/Maputo: 2026-11-01",
+    }]], JSON.stringify(past.body));
+    // Already the 2nd in Gaborone, still the 1st in Honolulu: the zone named decides.
+    const named = await subscribe(t, b.api_key, {
+      ...WEEKLY,
+      timezone: "Pacific/Honolulu",
+      starts_on: "2026-11-01",
+    });
+    assert.equal(named.status, 201, JSON.stringify(named.body));
+    const today = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: "2026-11-02" });
+    assert.deepEqual([today.status, today.body.data?.next_occurrence?.date], [201, "2026-11-03"]);
+    await t.settle();
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(
+      list.body.data.map((x: { starts_on: string }) => x.starts_on).sort(),
+      ["2026-11-01", "2026-11-02"],
+      "the refused one was not created",
+    );
+  }));
