@@ -92,6 +92,8 @@ export type SubscriptionEvent =
 export interface SubscriptionReply {
   readonly subscription: Subscription;
   readonly replayed: boolean;
+  /** A cancel of a subscription already cancelled: answered as done, nothing changed. */
+  readonly already_cancelled?: boolean;
 }
 
 const TIMER = "occurrence";
@@ -117,7 +119,12 @@ function transition(
     reject("invalid_transition", `cannot ${kind} a subscription that is ${why}`, {
       status: s.status,
     });
-  if (s.status === "cancelled") return refused("cancelled");
+  if (s.status === "cancelled") {
+    // spec: business 3.1, 7: as a trip's second cancel, 200 already_cancelled (a lost answer's
+    // retry is told it is done); pause and resume of a cancelled one stay refused.
+    if (kind !== "cancel") return refused("cancelled");
+    return accept([], (state) => ({ ...replyOf(false)(state), already_cancelled: true }));
+  }
   switch (kind) {
     case "pause":
       if (s.status !== "active") return refused(s.status);

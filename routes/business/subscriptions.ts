@@ -218,7 +218,8 @@ const ACTIONS = {
   resume: "Resume: the next pickup still ahead falls due; the paused days are not delivered " +
     "(paused only)",
   cancel: "Cancel for good: nothing more falls due; trips already booked stay booked (cancel " +
-    "them with POST /business/trips/{id}/cancel), and an occurrence already due is still booked",
+    "them with POST /business/trips/{id}/cancel), and an occurrence already due is still booked. " +
+    "A second cancel answers 200 with already_cancelled: true",
 } as const;
 
 function actionRoutes(api: Api): void {
@@ -235,12 +236,14 @@ function actionRoutes(api: Api): void {
       response: SubscriptionAnswer,
       refusals: {
         invalid_transition: "the subscription's status does not allow it (status named): " +
-          "pause an active one, resume a paused one; a cancelled one takes no action",
+          "pause an active one, resume a paused one; a cancelled one is neither paused nor " +
+          "resumed",
       },
     }, async (c, { params }) => {
       const { env, tenant } = businessCall(c);
       const r = await askSubscription(env, tenant, params.id, { kind });
-      return ok(c, subscriptionView(r.subscription));
+      const extra = r.already_cancelled ? { already_cancelled: true } : {};
+      return ok(c, subscriptionView(r.subscription, extra));
     });
   }
 }

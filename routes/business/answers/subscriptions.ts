@@ -46,6 +46,9 @@ export const SubscriptionAnswer = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   replayed: z.boolean().optional(),
+  already_cancelled: z.boolean().optional().openapi({
+    description: "On a cancel of a subscription already cancelled: nothing changed",
+  }),
 });
 
 function occurrenceView(s: Subscription, o: OccurrenceRecord) {
@@ -76,7 +79,10 @@ function deliveryView(d: Readonly<Record<string, unknown>>): Record<string, unkn
   };
 }
 
-export function subscriptionView(s: Subscription, extra: { replayed?: boolean } = {}) {
+export function subscriptionView(
+  s: Subscription,
+  extra: { replayed?: boolean; already_cancelled?: boolean } = {},
+) {
   return {
     id: s.id,
     status: s.status,

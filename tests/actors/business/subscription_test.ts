@@ -1,8 +1,9 @@
 /**
  * The subscription actor (Business API 4.2): each listed day falls due once however the clock
  * moves (jumps of up to a week, daylight-saving changes, a restart that replays the log), pause,
- * resume and cancel refuse a bad transition with 409 invalid_transition, an occurrence's
- * outcome is recorded once, and a create again or a retry's replay read answers the first.
+ * resume and cancel refuse a bad transition with 409 invalid_transition (a second cancel is
+ * answered already_cancelled), an occurrence's outcome is recorded once, and a create again or
+ * a retry's replay read answers the first.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -189,9 +190,12 @@ Deno.test("subscription actor: pause, resume and cancel follow the status; a bad
   assert.equal(h.state!.next!.date, "2026-11-05");
   assert.equal(resumed.timers.length, 1);
   h.must({ kind: "cancel" });
-  for (const kind of ["pause", "resume", "cancel"] as const) {
+  for (const kind of ["pause", "resume"] as const) {
     h.refused({ kind }, "invalid_transition", /that is cancelled/);
   }
+  // spec: business 3.1, 7: a second cancel is answered as done, as a trip's, and changes nothing.
+  const again = h.must({ kind: "cancel" });
+  assert.deepEqual([again.events, again.timers, again.reply!.already_cancelled], [[], [], true]);
   assert.deepEqual(h.fire("occurrence").events, []);
 });
 

@@ -3,6 +3,7 @@
  * refused as a past scheduled_at is (3.1, 7), and a repeated cancel answers as a trip's does.
  */
 import assert from "node:assert/strict";
+import { advance } from "../../helpers/receiver.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness } from "./trips_fixtures.ts";
 import { subscribe, WEEKLY } from "./subscription_fixtures.ts";
@@ -33,4 +34,32 @@ Deno.test("subscriptions: a starts_on before today in the subscription's zone is
       ["2026-11-01", "2026-11-02"],
       "the refused one was not created",
     );
+  }));
+
+// spec: business 3.1, 7: a second cancel of a cancelled trip answers 200 already_cancelled: a
+// client retrying a cancel whose answer it lost is told it is done, not refused.
+Deno.test("subscriptions: a second cancel answers 200 with already_cancelled and changes nothing; pause and resume of a cancelled one stay 409", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    const act = (action: string) =>
+      t.call("POST", `/business/subscriptions/${s.id}/${action}`, { key: b.api_key });
+    const first = await act("cancel");
+    assert.deepEqual([first.status, first.body.data.status, first.body.data.already_cancelled], [
+      200,
+      "cancelled",
+      undefined,
+    ]);
+    await advance(t, 60);
+    const again = await act("cancel");
+    assert.deepEqual(
+      [again.status, again.body.data?.status, again.body.data?.already_cancelled],
+      [200, "cancelled", true],
+      JSON.stringify(again.body),
+    );
+    assert.equal(again.body.data.updated_at, first.body.data.updated_at, "nothing changed");
+    for (const action of ["pause", "resume"]) {
+      const r = await act(action);
+      assert.deepEqual([r.status, r.body.code], [409, "invalid_transition"], action);
+    }
   }));

@@ -253,7 +253,8 @@ Deno.test("subscriptions: pause, resume and cancel; a bad transition is 409; ano
       ["active", "2026-11-05", []],
     );
     assert.equal((await act("cancel")).body.data.status, "cancelled");
-    for (const action of ["pause", "resume", "cancel"]) {
+    // A second cancel answers already_cancelled (subscriptions_rules_test.ts).
+    for (const action of ["pause", "resume"]) {
       const r = await act(action);
       assert.deepEqual([r.status, r.body.code], [409, "invalid_transition"], action);
     }
