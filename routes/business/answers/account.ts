@@ -3,6 +3,7 @@
  * OpenAPI entries show, and the views that make them from the business and its wallet.
  */
 import {
+  BILLING_TYPES,
   type Business,
   PLANS,
   type Settings,
@@ -144,8 +145,9 @@ export const PortalPersonRemovedAnswer = z.object({
 }).openapi("PortalPersonRemoved");
 
 export const WalletAnswer = z.object({
-  billing_type: z.enum(["prepaid", "credit"]).openapi({
-    description: "prepaid: bookings are paid from the balance; credit: it may go below zero " +
+  // CONTRACT: the words the operator sets it with (PATCH /operator/businesses/{id}).
+  billing_type: z.enum(BILLING_TYPES).openapi({
+    description: "wallet: bookings are paid from the balance; credit: it may go below zero " +
       "down to -credit_limit",
   }),
   credit_limit: orNull(Money).openapi({ description: "On credit: in the business's currency" }),
@@ -189,7 +191,7 @@ export function walletTransactionView(
 export function walletView(w: WalletState, s: Settings) {
   const credit = s.billing_type === "credit";
   return {
-    billing_type: credit ? "credit" as const : "prepaid" as const,
+    billing_type: credit ? "credit" as const : "wallet" as const,
     credit_limit: credit && s.credit_limit ? Number(s.credit_limit) : null,
     balances: Object.entries(w.balances).map(([currency, minor]) => ({
       currency,

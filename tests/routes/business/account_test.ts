@@ -90,7 +90,7 @@ Deno.test("account: the wallet is money: a coordinator gets portal_admin_only, t
     for (const key of [owner, admin, b.api_key]) {
       const r = await t.call("GET", "/business/wallet", { key });
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.equal(r.body.data.billing_type, "prepaid");
+      assert.equal(r.body.data.billing_type, "wallet");
     }
   }));
 

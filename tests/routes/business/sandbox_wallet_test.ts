@@ -15,7 +15,7 @@ function setWallet(t: TestEnv, key: string, body: Record<string, unknown>) {
 
 function wallet(bwp: number) {
   return {
-    billing_type: "prepaid",
+    billing_type: "wallet",
     credit_limit: null,
     balances: [{ currency: "BWP", balance: bwp }, { currency: "ZAR", balance: 100000 }],
   };

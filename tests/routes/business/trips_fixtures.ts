@@ -95,7 +95,7 @@ export async function bookedReference(
   return booked.body.data.reference as string;
 }
 
-/** GET /business/wallet of a prepaid business holding `balance` BWP. */
+/** GET /business/wallet of a business paying from its wallet, holding `balance` BWP. */
 export function bwp(balance: number) {
-  return { billing_type: "prepaid", credit_limit: null, balances: [{ currency: "BWP", balance }] };
+  return { billing_type: "wallet", credit_limit: null, balances: [{ currency: "BWP", balance }] };
 }
