@@ -34,10 +34,21 @@ export interface Occurrence {
 /**
  * The business's time zone: its country's, when the country has exactly one (Botswana, South
  * Africa); null when it has several or none, and a subscription must then name its `timezone`.
+ * Named for the country: where the zone database files the clocks under another country's city
+ * (Botswana's under Africa/Maputo), the country's own name for them (Africa/Gaborone, as the
+ * spec's "UTC+2 (Gaborone)"), the same clocks.
  */
 export function countryTimeZone(country: string): string | null {
-  const zones = ct.getCountry(country.toUpperCase())?.timezones ?? [];
-  return zones.length === 1 ? zones[0]! : null;
+  const code = country.toUpperCase();
+  const zones = ct.getCountry(code)?.timezones ?? [];
+  if (zones.length !== 1) return null;
+  const zone = zones[0]!;
+  if (ct.getTimezone(zone)?.countries[0] === code) return zone;
+  const own = ct.getTimezonesForCountry(code, { deprecated: true })?.find((z) =>
+    z.aliasOf === zone && z.name.includes("/") && z.countries.length === 1 &&
+    isValidTimeZone(z.name)
+  );
+  return own?.name ?? zone;
 }
 
 /** A zone a subscription may name: an IANA name Temporal knows. */

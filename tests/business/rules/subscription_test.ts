@@ -62,6 +62,22 @@ Deno.test("subscription rule: the business's zone is its country's when it has o
     Date.parse("2026-11-02T09:00:00+02:00"),
   );
   assert.equal(countryTimeZone("US"), null, "several zones: the subscription names one");
+});
+
+// spec: business 2.1 "UTC+2 (Gaborone)": a country is named by its own zone, never another
+// country's that the time zone database files its clocks under.
+Deno.test("subscription rule: a country's zone is named for the country (Gaborone, not Maputo)", () => {
+  assert.deepEqual(
+    ["BW", "ZA", "LS", "SE", "GB", "NA"].map(countryTimeZone),
+    [
+      "Africa/Gaborone",
+      "Africa/Johannesburg",
+      "Africa/Maseru",
+      "Europe/Stockholm",
+      "Europe/London",
+      "Africa/Windhoek",
+    ],
+  );
   assert.equal(countryTimeZone("XX"), null);
 });
 

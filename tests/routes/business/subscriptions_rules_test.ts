@@ -16,7 +16,7 @@ Deno.test("subscriptions: a starts_on before today in the subscription's zone is
     const past = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: "2026-11-01" });
     assert.deepEqual([past.status, past.body.code, past.body.errors], [422, "validation_failed", [{
       path: "starts_on",
-      message: "must not be before today in Africa/Maputo: 2026-11-01",
+      message: "must not be before today in Africa/Gaborone: 2026-11-01",
     }]], JSON.stringify(past.body));
     // Already the 2nd in Gaborone, still the 1st in Honolulu: the zone named decides.
     const named = await subscribe(t, b.api_key, {

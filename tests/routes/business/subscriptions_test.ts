@@ -30,7 +30,7 @@ Deno.test("subscriptions: create, replay by Idempotency-Key, conflict, read and 
     // The clock starts on Monday 2026-11-02 at 10:00 in Gaborone.
     assert.deepEqual(
       [s.status, s.segment, s.days_of_week, s.timezone, s.starts_on, s.next_occurrence],
-      ["active", "parcel", [2, 4], "Africa/Maputo", "2026-11-02", {
+      ["active", "parcel", [2, 4], "Africa/Gaborone", "2026-11-02", {
         date: "2026-11-03",
         pickup_at: "2026-11-03T09:30:00+02:00",
       }],
