@@ -263,14 +263,17 @@ export const subscriptionActor: ActorDefinition<
           trip_reference: null,
           refusal: null,
         };
-        const occurrences = [...state.occurrences, record].slice(-OCCURRENCES_KEPT);
+        const occurrences = keptOccurrences([...state.occurrences, record]);
         return { ...state, next: event.next, last_due: o.date, occurrences, updated_at: event.at };
       }
       case "occurrence_booked":
       case "occurrence_refused":
         return {
           ...state,
-          occurrences: state.occurrences.map((o) => o.date !== event.date ? o : recordOf(o, event)),
+          // Noted, an occurrence kept past the bound while owed is let go.
+          occurrences: keptOccurrences(
+            state.occurrences.map((o) => o.date !== event.date ? o : recordOf(o, event)),
+          ),
           updated_at: event.at,
         };
       default:
@@ -289,6 +292,16 @@ export const subscriptionActor: ActorDefinition<
   },
   project: (s) => s,
 };
+
+/**
+ * The last OCCURRENCES_KEPT occurrences, and any older one still being booked: its booking reads
+ * its record (a day forgotten while owed is never delivered), and its outcome is noted on it.
+ */
+function keptOccurrences(all: readonly OccurrenceRecord[]): readonly OccurrenceRecord[] {
+  let drop = all.length - OCCURRENCES_KEPT;
+  if (drop <= 0) return all;
+  return all.filter((o) => o.status === "booking" || drop-- <= 0);
+}
 
 function recordOf(
   o: OccurrenceRecord,

@@ -40,7 +40,8 @@ export const SubscriptionAnswer = z.object({
       "The next date due; its trip is booked an hour before pickup. Null while paused or cancelled",
   }),
   occurrences: z.array(OccurrenceAnswer).openapi({
-    description: "The last 30 occurrences that fell due, oldest first",
+    description: "The last 30 occurrences that fell due, and any older one still being " +
+      "booked, oldest first",
   }),
   delivery: DeliveryAnswer,
   created_at: z.string(),

@@ -11,7 +11,10 @@ import { isValidTimeZone } from "../../domain/calendar.ts";
 export const OCCURRENCE_BOOKING_LEAD_MS = 60 * 60_000;
 /** The outbox of occurrences due, each booked once by the booking flow. */
 export const OCCURRENCE_OUTBOX = "business_subscription_occurrence";
-/** The occurrences a subscription keeps for its reads, newest last (bounds the actor's state). */
+/**
+ * The occurrences a subscription keeps for its reads, newest last (bounds the actor's state): one
+ * still being booked is kept beyond it until its outcome is noted.
+ */
 export const OCCURRENCES_KEPT = 30;
 
 export interface SubscriptionSchedule {

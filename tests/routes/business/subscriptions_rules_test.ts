@@ -1,12 +1,15 @@
 /**
  * Business API 4.2 recurring deliveries over HTTP, the rule's edges: a start in the past is
- * refused as a past scheduled_at is (3.1, 7), and a repeated cancel answers as a trip's does.
+ * refused as a past scheduled_at is (3.1, 7), a repeated cancel answers as a trip's does, and
+ * occurrences still owed a booking are never forgotten.
  */
 import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness } from "./trips_fixtures.ts";
-import { subscribe, WEEKLY } from "./subscription_fixtures.ts";
+import { advanceAndBook, HOUR, subscribe, WEEKLY } from "./subscription_fixtures.ts";
+import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 
 // spec: business 3.1, 7: a past time is refused with 422; today (the zone's date) is not past.
 Deno.test("subscriptions: a starts_on before today in the subscription's zone is 422 and creates nothing; today is taken", () =>
@@ -61,5 +64,37 @@ Deno.test("subscriptions: a second cancel answers 200 with already_cancelled and
     for (const action of ["pause", "resume"]) {
       const r = await act(action);
       assert.deepEqual([r.status, r.body.code], [409, "invalid_transition"], action);
+    }
+  }));
+
+// spec: business 4.2 (OpenAPI: a day missed while the service was down is booked on its
+// return, once): the subscription keeps its last 30 occurrences, but never forgets one whose
+// booking is still owed, or the booking finds no record and the day is never delivered.
+Deno.test("subscriptions: more than 30 days falling due before any is booked (a crash) are each booked once, none dropped", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "100000.00");
+    const daily = { ...WEEKLY, days_of_week: [1, 2, 3, 4, 5, 6, 7] };
+    const s = (await subscribe(t, b.api_key, daily)).body.data;
+    // The handler is gone (a crash): every occurrence due stays in the outbox.
+    await t.env.reactors["subscription_occurrences"]!.close();
+    // 2026-11-03 to 2026-12-04: 32 days fall due.
+    await advanceAndBook(t, 32 * 24 * HOUR);
+    const handler = startSubscriptionOccurrences({ ...t.env, numbers: tripNumbersOf(t.env) });
+    try {
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      await t.settle();
+      const trips = (await t.call("GET", "/business/trips?per_page=100", { key: b.api_key }))
+        .body.data;
+      assert.equal(trips.length, 32, "one trip a day that fell due");
+      const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+        .body.data;
+      assert.deepEqual(
+        [got.occurrences.length, got.occurrences.at(-1).date, got.next_occurrence.date],
+        [30, "2026-12-04", "2026-12-05"],
+      );
+      assert.ok(got.occurrences.every((o: { status: string }) => o.status === "booked"));
+    } finally {
+      await handler.close();
     }
   }));
