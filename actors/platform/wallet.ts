@@ -197,7 +197,9 @@ function setBalance(
 
 /**
  * spec: business 6 wallet.low_balance: a debit that takes the balance below the threshold is
- * notified once; any transaction that brings it back to the threshold re-arms it.
+ * notified once; any transaction that brings it back to the threshold re-arms it. A threshold
+ * lowered since the notice is a threshold of its own: a debit that falls below it from at or
+ * above it is notified too, once (what "fell below the configured threshold" says).
  */
 function lowBalance(
   state: WalletState,
@@ -207,10 +209,13 @@ function lowBalance(
 ): WalletEvent[] {
   const cur = command.currency;
   const notified = state.low?.[cur];
-  if (notified !== undefined) {
-    return after >= notified ? [{ kind: "low_balance_cleared", currency: cur }] : [];
-  }
   const watch = command.kind === "debit" ? command.low_balance : null;
+  if (notified !== undefined) {
+    if (after >= notified) return [{ kind: "low_balance_cleared", currency: cur }];
+    const lowered = watch !== null && watch.threshold_minor < notified &&
+      (state.balances[cur] ?? 0) >= watch.threshold_minor;
+    if (!lowered) return [];
+  }
   if (!watch || after >= watch.threshold_minor) return [];
   return [{
     kind: "low_balance_reached",

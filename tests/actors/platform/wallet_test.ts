@@ -125,3 +125,41 @@ Deno.test("wallet: a charge's key keeps its transaction and balances; the wallet
     await rt.close();
   }
 });
+
+// spec: business 6 wallet.low_balance "fell below the configured threshold": a threshold lowered
+// after a notice is crossed on its own, once.
+Deno.test("wallet: after the threshold is lowered below a notified one, falling below the new one is notified once", () => {
+  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 10_000 } } });
+  const watch = (threshold_minor: number) => ({
+    threshold_minor,
+    business_id: "biz_1",
+    outbox: "business_webhook",
+  });
+  const debit = (amount_minor: number, threshold_minor: number) => ({
+    kind: "debit" as const,
+    amount_minor,
+    currency: "BWP",
+    reference: "R",
+    by: "test",
+    low_balance: watch(threshold_minor),
+  });
+  const low = (events: readonly unknown[]) =>
+    events.flatMap((e) => walletActor.outbox!(e as never, h.state)).map((a) => a.payload) as {
+      data: Record<string, unknown>;
+    }[];
+  assert.equal(low(h.must(debit(6_000, 5_000)).events).length, 1, "below 50.00");
+  // The business lowers its threshold to 20.00 while the balance is 40.00.
+  assert.deepEqual(low(h.must(debit(1_000, 2_000)).events), [], "30.00 is above 20.00");
+  const fell = low(h.must(debit(2_000, 2_000)).events);
+  assert.deepEqual(fell.map((i) => i.data), [{ currency: "BWP", balance: 10, threshold: 20 }]);
+  assert.deepEqual(low(h.must(debit(500, 2_000)).events), [], "once per fall");
+  const rose = h.must({
+    kind: "credit",
+    amount_minor: 1_500,
+    currency: "BWP",
+    reference: "T",
+    by: "op",
+  });
+  assert.deepEqual(kinds(rose.events), ["wallet_transaction", "low_balance_cleared"]);
+  assert.equal(low(h.must(debit(1_000, 2_000)).events).length, 1, "a new fall");
+});
