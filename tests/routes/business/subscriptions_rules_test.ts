@@ -1,7 +1,7 @@
 /**
  * Business API 4.2 recurring deliveries over HTTP, the rule's edges: a start in the past is
  * refused as a past scheduled_at is (3.1, 7), a repeated cancel answers as a trip's does, and
- * occurrences still owed a booking are never forgotten.
+ * occurrences still owed a booking are never forgotten nor booked twice.
  */
 import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
@@ -10,6 +10,7 @@ import { fundedBusiness } from "./trips_fixtures.ts";
 import { advanceAndBook, HOUR, subscribe, WEEKLY } from "./subscription_fixtures.ts";
 import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
 import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
+import { bookOccurrence } from "../../../src/business/flows/subscriptions.ts";
 
 // spec: business 3.1, 7: a past time is refused with 422; today (the zone's date) is not past.
 Deno.test("subscriptions: a starts_on before today in the subscription's zone is 422 and creates nothing; today is taken", () =>
@@ -97,4 +98,38 @@ Deno.test("subscriptions: more than 30 days falling due before any is booked (a 
     } finally {
       await handler.close();
     }
+  }));
+
+// spec: business appendix 2: the occurrence's derived key makes every attempt the same booking,
+// however many run at once (the handler and a sweep, or two instances).
+Deno.test("subscriptions: an occurrence booked by two handlers at once, then again, is one trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    await t.env.reactors["subscription_occurrences"]!.close();
+    await advanceAndBook(t, 23 * HOUR);
+    const deps = { ...t.env, numbers: tripNumbersOf(t.env) };
+    const item = {
+      business_id: b.id,
+      subscription_id: s.id,
+      date: "2026-11-03",
+      pickup_at: Date.parse("2026-11-03T09:30:00+02:00"),
+    };
+    const both = await Promise.allSettled([bookOccurrence(deps, item), bookOccurrence(deps, item)]);
+    assert.ok(both.some((r) => r.status === "fulfilled"), JSON.stringify(both));
+    // The one that met the first still booking is not done: the sweep's retry answers the trip.
+    await bookOccurrence(deps, item);
+    await bookOccurrence(deps, item);
+    await t.settle();
+    const trips = (await t.call("GET", "/business/trips", { key: b.api_key })).body.data;
+    assert.equal(trips.length, 1, "one trip");
+    const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data.occurrences;
+    assert.deepEqual(
+      got.map((o: { status: string; trip_reference: string }) => [o.status, o.trip_reference]),
+      [["booked", trips[0].reference]],
+    );
+    const debits = (await t.call("GET", "/business/wallet/transactions", { key: b.api_key }))
+      .body.data.filter((x: { kind: string }) => x.kind === "debit");
+    assert.equal(debits.length, 1, "charged once");
   }));
