@@ -1,6 +1,6 @@
 /**
  * Business API 4.1, 8, the order chat: the customer with the trip's chat_token (public; errors
- * `{success: false, error, message}` as the tracking endpoints), and the driver holding the trip
+ * `{success: false, code, message}`: only tracking answers `error`), and the driver holding the trip
  * from the driver app. 1 to 1,000 characters; 422 chat_closed after cancellation or 30 minutes
  * after completion.
  */
@@ -21,7 +21,10 @@ import { ChatAnswer, ChatMessageAnswer, chatMessageView, chatView } from "./answ
 const tag = "Order chat";
 const Reference = z.object({ reference: z.string().min(1).max(40) });
 const Message = PlainText(CHAT_MESSAGE_CHARS_MAX, { lines: true }).min(1);
-const Token = z.string().min(1).max(200).openapi({ description: "The trip's chat_token" });
+// No bound or shape of its own: an absent, empty or overlong token is a wrong one, answered as an
+// unknown reference (404), so no answer tells a token's shape from a trip's (the body and the URL
+// have their own bounds).
+const Token = z.string().optional().openapi({ description: "The trip's chat_token" });
 
 /** spec: business 8: Idempotency-Key up to 64 characters, scoped to the trip and the author. */
 const POST_REPLAY = {
@@ -48,10 +51,12 @@ export function chatRoutes(api: Api): void {
     params: Reference,
     query: z.object({ token: Token }),
     response: ChatAnswer,
-    refusals: { not_found: "no trip has this reference, or the token is not its chat_token" },
+    refusals: {
+      not_found: "no trip has this reference, or the token is absent or not its chat_token",
+    },
   }, async (c, { params, query }) => {
     const env = c.get("env");
-    const party = await customerParty(env, params.reference, query.token);
+    const party = await customerParty(env, params.reference, query.token ?? "");
     return ok(c, chatView(params.reference, await readChat(env, party)));
   });
 
@@ -68,13 +73,13 @@ export function chatRoutes(api: Api): void {
     ...POST_REPLAY,
     response: ChatMessageAnswer,
     refusals: {
-      not_found: "no trip has this reference, or the token is not its chat_token",
+      not_found: "no trip has this reference, or the token is absent or not its chat_token",
       ...POST_REFUSALS,
     },
   }, async (c, { params, body }) => {
     const env = c.get("env");
     const key = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
-    const party = await customerParty(env, params.reference, body.token);
+    const party = await customerParty(env, params.reference, body.token ?? "");
     const posted = await postChat(env, party, body.message, key);
     return ok(c, chatMessageView(posted), posted.replayed ? 200 : 201);
   });

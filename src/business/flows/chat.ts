@@ -32,14 +32,17 @@ async function tripByReference(deps: ChatDeps, reference: string): Promise<Trip 
   return r?.phase === "booked" ? r.trip : null;
 }
 
-/** The customer: the trip's chat_token, compared in constant time. */
+/**
+ * The customer: the trip's chat_token, compared in constant time. An empty token (none sent) is a
+ * wrong one: answered as a trip that does not exist.
+ */
 export async function customerParty(
   deps: ChatDeps,
   reference: string,
   token: string,
 ): Promise<ChatParty> {
   const trip = await tripByReference(deps, reference);
-  if (!trip || !constantTimeEqual(token, trip.chat_token)) {
+  if (!trip || token === "" || !constantTimeEqual(token, trip.chat_token)) {
     refuse("not_found", `no trip has this chat link: ${reference}`);
   }
   return { trip, from: "customer" };

@@ -116,6 +116,34 @@ Deno.test("chat: a wrong token, an unknown reference, another driver or no drive
     assert.equal((await customerRead(t, b)).body.data.messages.length, 0);
   }));
 
+Deno.test("chat: an absent, empty or overlong token answers exactly as an unknown reference (404), to read or to write", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const ref = b.trip.reference;
+    const unknown = await t.call("GET", `/trip-chat/BK-UNKNOWN0000?token=${b.trip.chat_token}`);
+    const expected = (reference: string) => ({
+      success: false,
+      code: "not_found",
+      message: `no trip has this chat link: ${reference}`,
+    });
+    assert.deepEqual(unknown.body, expected("BK-UNKNOWN0000"));
+    const long = "c".repeat(500);
+    for (
+      const r of [
+        await t.call("GET", `/trip-chat/${ref}`),
+        await t.call("GET", `/trip-chat/${ref}?token=`),
+        await t.call("GET", `/trip-chat/${ref}?token=${long}`),
+        await t.call("POST", `/trip-chat/${ref}`, { body: { message: "hello" } }),
+        await t.call("POST", `/trip-chat/${ref}`, { body: { token: "", message: "hello" } }),
+        await t.call("POST", `/trip-chat/${ref}`, { body: { token: long, message: "hello" } }),
+      ]
+    ) {
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+      assert.deepEqual(r.body, expected(ref));
+    }
+    assert.equal((await customerRead(t, b)).body.data.messages.length, 0);
+  }));
+
 Deno.test("chat: 422 chat_closed after cancellation; still readable, open false", () =>
   withTestEnv(async (t) => {
     const b = await acceptedTrip(t);
