@@ -217,7 +217,8 @@ function credentialRoutes(api: Api): void {
     response: StaffSessionAnswer,
     refusals: {
       signed_in_admin_only: "a key was sent: a person signed in is needed",
-      validation_failed: "current_password does not match; new_password is weak",
+      validation_failed: "current_password does not match; new_password is weak or the " +
+        "current one",
       rate_limited: "repeated wrong current passwords: wait `Retry-After` seconds",
       unauthenticated: "another session of the person changed the password meanwhile (this " +
         "session is signed out)",

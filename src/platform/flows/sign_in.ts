@@ -82,6 +82,14 @@ export async function changePassword(
   await attempt.succeeded();
   const weak = weakPasswordReason(input.new_password, me.email);
   if (weak) throw new Refused(invalidFields([{ path: "new_password", message: weak }]));
+  // As for client people (courier 5): the same password again is no change, and would sign out
+  // every other device for nothing.
+  if (input.new_password === input.current_password) {
+    throw new Refused(invalidFields([{
+      path: "new_password",
+      message: "must differ from the current one",
+    }]));
+  }
   orRefuse(
     await deps.runtime.ask(businessActor, b.id, b.id, {
       kind: "change_password",
