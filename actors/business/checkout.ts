@@ -179,6 +179,15 @@ function hold(
 }
 
 function cancel(s: Checkout, reason: string | null, now: number): Decided {
+  // spec: business 4.1: a hold past expires_at lapsed then, whether or not its timer fired yet:
+  // as a booking is refused checkout_expired, a cancel finds it expired, not cancelled.
+  if (s.status === "open" && now >= s.expires_at) {
+    return accept(
+      [{ kind: "checkout_expired", at: s.expires_at }],
+      answer(true),
+      [{ op: "cancel", name: CHECKOUT_EXPIRY_TIMER }],
+    );
+  }
   if (s.status === "open") {
     return accept(
       [{ kind: "checkout_cancelled", reason, at: now }],

@@ -87,6 +87,23 @@ Deno.test("checkout actor: expiry and cancel release; a refused booking gives th
   c.refused({ kind: "hold_for_booking", attempt: "a1", trip: TRIP }, "checkout_cancelled");
 });
 
+Deno.test("checkout actor: a cancel that comes once the hold lapsed, before the expiry timer fired, finds it expired at expires_at, as a booking does; nothing is cancelled", () => {
+  const h = opened();
+  h.now = 600_000;
+  h.refused({ kind: "hold_for_booking", attempt: "a1", trip: TRIP }, "checkout_expired");
+  const late = h.must({ kind: "cancel", reason: "cart emptied" });
+  assert.deepEqual(kinds(late.events), ["checkout_expired"]);
+  assert.deepEqual(late.timers, [{ op: "cancel", name: CHECKOUT_EXPIRY_TIMER }]);
+  assert.equal(late.reply?.replayed, true);
+  assert.equal(h.state?.status, "expired");
+  assert.equal(h.state?.released_at, 600_000);
+  assert.equal(h.state?.cancel_reason, null);
+  // One a millisecond before the lapse is cancelled.
+  const c = opened();
+  c.now = 599_999;
+  assert.equal(c.must({ kind: "cancel", reason: null }).state?.status, "cancelled");
+});
+
 Deno.test("checkout actor: the same opening again is answered, other details are a conflict", () => {
   const h = opened();
   assert.equal(h.must({ kind: "open", draft: DRAFT }).reply?.replayed, true);
