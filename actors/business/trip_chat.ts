@@ -1,7 +1,7 @@
 /**
  * A trip's order chat (Business API 4.1, 8): tenant = the business, id = the trip's reference.
  * It keeps who wrote each message and when; whether the chat is still open is the trip's to say
- * (the chat flow reads it first), and a side that wrote its share refuses more
+ * (the chat flow reads it and tells the post), and a side that wrote its share refuses more
  * (CHAT_MESSAGES_PER_AUTHOR_MAX). A post under an author's Idempotency-Key is made once.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
@@ -29,7 +29,14 @@ export interface TripChat {
 }
 
 export type TripChatCommand =
-  | { kind: "post"; from: ChatAuthor; message: string; key?: string }
+  | {
+    kind: "post";
+    from: ChatAuthor;
+    message: string;
+    key?: string;
+    /** Why the chat no longer takes messages (the trip's to say, rules/chat.ts); absent: open. */
+    closed?: string;
+  }
   | { kind: "get" };
 
 export type TripChatEvent = {
@@ -62,6 +69,11 @@ function post(state: TripChat, command: Post, now: number) {
       return reject("reference_conflict", `the Idempotency-Key ${key} posted another message`);
     }
     return accept<TripChat, TripChatEvent, TripChatReply>([], () => ({ ...first, replayed: true }));
+  }
+  // spec: business 4.1: closed to new messages; a post sent again under its key is answered above
+  // even so (CONTRACT Driver app: a replay answers the first answer).
+  if (command.closed !== undefined) {
+    return reject("chat_closed", `the chat is closed: ${command.closed}`);
   }
   // Counted per side: one party filling the chat must not silence the other.
   if (written(state, from) >= CHAT_MESSAGES_PER_AUTHOR_MAX) {

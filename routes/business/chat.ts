@@ -28,7 +28,8 @@ const Token = z.string().optional().openapi({ description: "The trip's chat_toke
 
 /** spec: business 8: Idempotency-Key up to 64 characters, scoped to the trip and the author. */
 const POST_REPLAY = {
-  replay: "The same Idempotency-Key with the same message: the first message, nothing posted again",
+  replay: "The same Idempotency-Key with the same message: the first message, nothing posted " +
+    "again, even once the chat closed",
   idempotencyKey: "Up to 64 characters, the author's own on this trip; the same key with " +
     "another message is refused",
 } as const;

@@ -75,7 +75,8 @@ export async function readChat(
 
 /**
  * spec: business 4.1: 422 after cancellation or 30 minutes after completion. Under an
- * Idempotency-Key (the trip's and the author's) a post sent again answers the first message.
+ * Idempotency-Key (the trip's and the author's) a post sent again answers the first message, even
+ * once the chat closed: the chat tells a replay from a new message.
  */
 export async function postChat(
   deps: ChatDeps,
@@ -85,13 +86,14 @@ export async function postChat(
 ): Promise<PostedMessage> {
   const t = party.trip;
   const closed = chatClosedReason(t, deps.clock.now());
-  if (closed) refuse("chat_closed", `the chat is closed: ${closed}`);
+  if (closed && key === null) refuse("chat_closed", `the chat is closed: ${closed}`);
   const r = orRefuse(
     await deps.runtime.ask(tripChatActor, t.business_id, t.reference, {
       kind: "post",
       from: party.from,
       message,
       ...(key === null ? {} : { key }),
+      ...(closed ? { closed } : {}),
     }),
   );
   return r as PostedMessage;

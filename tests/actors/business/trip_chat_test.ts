@@ -45,3 +45,18 @@ Deno.test("trip chat: a post sent again under its key answers the first message 
   h.must({ kind: "post", from: "driver", message: "at the gate" });
   assert.equal(h.state.messages.length, 4);
 });
+
+Deno.test("trip chat: once closed, a post sent again under its key answers the first message; any other post is chat_closed", () => {
+  const h = new ActorHarness(tripChatActor, { now: 1_000 });
+  const first = h.must({ kind: "post", from: "driver", message: "at the gate", key: "k1" });
+  const closed = "the trip was cancelled";
+  const again = h.must({ kind: "post", from: "driver", message: "at the gate", key: "k1", closed });
+  assert.deepEqual(again.events, []);
+  assert.deepEqual(again.reply, { ...first.reply, replayed: true });
+  h.refused(
+    { kind: "post", from: "driver", message: "at the gate", key: "k2", closed },
+    "chat_closed",
+  );
+  h.refused({ kind: "post", from: "customer", message: "hi", closed }, "chat_closed");
+  assert.equal(h.state.messages.length, 1);
+});

@@ -266,3 +266,35 @@ Deno.test("chat: the same Idempotency-Key sent twice at once posts one message (
     assert.deepEqual(both[0]!.body.data, both[1]!.body.data);
     assert.equal((await customerRead(t, b)).body.data.messages.length, 1);
   }));
+
+Deno.test("chat: a post sent again under its Idempotency-Key once the chat closed answers the first message (200); a new one is 422 chat_closed", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const ref = b.trip.reference;
+    const send = (message: string, key: string) =>
+      t.call("POST", `/driver/trips/${ref}/chat`, {
+        bearer: b.driver.token,
+        headers: { "Idempotency-Key": key },
+        body: { message },
+      });
+    const first = await send("left at the gate", "lost-signal-1");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const cancel = await t.call("POST", `/business/trips/${ref}/cancel`, {
+      key: b.business.api_key,
+    });
+    assert.equal(cancel.status, 200);
+    // The driver's app never heard the first answer and sends it again after the chat closed.
+    const again = await send("left at the gate", "lost-signal-1");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(again.body.data, first.body.data);
+    const late = await send("left at the gate", "lost-signal-2");
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, "chat_closed");
+    const other = await send("other", "lost-signal-1");
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    const read = (await customerRead(t, b)).body.data;
+    assert.deepEqual(read.messages.map((m: { message: string }) => m.message), [
+      "left at the gate",
+    ]);
+  }));
