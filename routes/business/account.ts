@@ -9,7 +9,7 @@ import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { define, z } from "../../src/http/route.ts";
 import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
-import { Email, wholeNumber } from "../../src/http/schemas.ts";
+import { Email, PlainText, wholeNumber } from "../../src/http/schemas.ts";
 import { business, portalAdmin, signedInAdmin } from "../../src/platform/auth/auth.ts";
 import { businessCall, staffCall } from "../../src/platform/auth/caller.ts";
 import { auditTrail } from "../../src/platform/flows/audit.ts";
@@ -129,8 +129,9 @@ function profileRoutes(api: Api): void {
     security,
     middleware: [business(), portalAdmin],
     body: z.object({
-      name: z.string().trim().min(1).max(200),
-      billing_contact: z.string().trim().max(200).nullable(),
+      // Text a person writes, shown on documents and the portal: no control characters.
+      name: PlainText(200).min(1),
+      billing_contact: PlainText(200).nullable(),
       // Kept trimmed; blank clears it (null), as the billing endpoint's URL (billing_events.ts).
       webhook_url: z.string().trim().max(2_000).nullable().transform((url) => url || null),
       low_balance_threshold: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)])
