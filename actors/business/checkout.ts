@@ -22,6 +22,7 @@ import {
   CHECKOUT_STALL_TIMER,
   CHECKOUT_STALLED_OUTBOX,
   type CheckoutStatus,
+  holdLapsed,
 } from "../../src/business/rules/checkout.ts";
 
 /** What the booking declares about the goods, as the checkout priced them. */
@@ -156,7 +157,7 @@ function hold(
   if (s.status === "cancelled") {
     return reject("checkout_cancelled", `checkout ${s.reference} was cancelled: open another`);
   }
-  if (s.status === "expired" || (s.status === "open" && now >= s.expires_at)) {
+  if (s.status === "expired" || holdLapsed(s, now)) {
     const at = new Date(s.expires_at).toISOString();
     return reject("checkout_expired", `checkout ${s.reference} expired at ${at}: open another`);
   }
@@ -179,9 +180,8 @@ function hold(
 }
 
 function cancel(s: Checkout, reason: string | null, now: number): Decided {
-  // spec: business 4.1: a hold past expires_at lapsed then, whether or not its timer fired yet:
-  // as a booking is refused checkout_expired, a cancel finds it expired, not cancelled.
-  if (s.status === "open" && now >= s.expires_at) {
+  // As a booking is refused checkout_expired once the hold lapsed, a cancel finds it expired.
+  if (holdLapsed(s, now)) {
     return accept(
       [{ kind: "checkout_expired", at: s.expires_at }],
       answer(true),

@@ -142,7 +142,8 @@ function readRoutes(api: Api): void {
     method: "get",
     path: "/business/checkouts/{reference}",
     summary: "One checkout: its price, hold and outcome",
-    description: "Read from the checkout itself; another business's reference is not found.",
+    description: "Read from the checkout itself: one past `expires_at` reads expired at once; " +
+      "another business's reference is not found.",
     tag,
     security,
     middleware: deliveries,

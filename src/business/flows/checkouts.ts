@@ -18,7 +18,11 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
-import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/checkout.ts";
+import {
+  CHECKOUT_HOLD_MINUTES_DEFAULT,
+  checkoutAsOf,
+  checkoutReference,
+} from "../rules/checkout.ts";
 import { type Booked, type BookingInput, type BookingRequest, bookTrip, keyOf } from "./book.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { estimateFare } from "./fares.ts";
@@ -91,13 +95,14 @@ function definedOf(g: CheckoutGoods) {
   };
 }
 
+/** The checkout as it stands now: one whose hold lapsed reads expired before its timer fires. */
 export async function getCheckout(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "clock">,
   business: string,
   reference: string,
 ): Promise<Checkout> {
   const r = await deps.runtime.read(checkoutActor, business, reference, { kind: "get" });
-  return orRefuse(r).checkout;
+  return checkoutAsOf(orRefuse(r).checkout, deps.clock.now());
 }
 
 /** Releases an open checkout; one already released answers as it is (`replayed`). */

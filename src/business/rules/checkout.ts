@@ -26,6 +26,29 @@ export const CHECKOUT_BOOKING_STALL_MS = 2 * 60_000;
 export const CHECKOUT_STATUSES = ["open", "booking", "booked", "cancelled", "expired"] as const;
 export type CheckoutStatus = typeof CHECKOUT_STATUSES[number];
 
+/**
+ * spec: business 4.1: the hold lapsed at expires_at, whether or not the expiry timer fired yet (a
+ * scheduler running late, an instance restarting): from then a booking is refused
+ * checkout_expired and a cancel finds it expired.
+ */
+export function holdLapsed(
+  c: { readonly status: CheckoutStatus; readonly expires_at: number },
+  now: number,
+): boolean {
+  return c.status === "open" && now >= c.expires_at;
+}
+
+/** A checkout as it stands at `now`: one whose hold lapsed is expired, released at expires_at. */
+export function checkoutAsOf<
+  C extends {
+    readonly status: CheckoutStatus;
+    readonly expires_at: number;
+    readonly released_at: number | null;
+  },
+>(c: C, now: number): C {
+  return holdLapsed(c, now) ? { ...c, status: "expired", released_at: c.expires_at } : c;
+}
+
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /**
