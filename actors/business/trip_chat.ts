@@ -5,8 +5,8 @@
  * (CHAT_MESSAGES_PER_AUTHOR_MAX). A post under an author's Idempotency-Key is made once.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
-import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import {
+  CHAT_KEY_CHARS_MAX,
   CHAT_MESSAGE_CHARS_MAX,
   CHAT_MESSAGES_MAX,
   CHAT_MESSAGES_PER_AUTHOR_MAX,
@@ -53,7 +53,7 @@ export type TripChatReply = PostedMessage | TripChat;
 type Post = Extract<TripChatCommand, { kind: "post" }>;
 
 /** Four bytes a character at most, and room for the key and the fields around each message. */
-const MESSAGE_BYTES_MAX = (CHAT_MESSAGE_CHARS_MAX + IDEMPOTENCY_KEY_CHARS_MAX) * 4 + 200;
+const MESSAGE_BYTES_MAX = (CHAT_MESSAGE_CHARS_MAX + CHAT_KEY_CHARS_MAX) * 4 + 200;
 
 /**
  * spec: business 8 Idempotency-Key: a post sent again under its author's key answers the first

@@ -12,7 +12,7 @@ import {
 } from "../../src/business/rules/chat.ts";
 import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { idempotencyHeader } from "../../src/http/idempotency.ts";
+import { idempotencyHeader, IdempotencyKey } from "../../src/http/idempotency.ts";
 import { anonymous } from "../../src/http/guards.ts";
 import { define, z } from "../../src/http/route.ts";
 import { PlainText } from "../../src/http/schemas.ts";
@@ -113,14 +113,22 @@ function driverChatRoutes(api: Api): void {
     security: "driver",
     middleware: [poolDriver],
     params: Reference,
-    body: z.object({ message: Message }),
+    body: z.object({
+      message: Message,
+      idempotency_key: IdempotencyKey.optional().openapi({
+        description: "As the trip actions take it: the same key again answers the first " +
+          "message (a replay after lost signal); wins over the Idempotency-Key header",
+      }),
+    }),
     status: 201,
     ...POST_REPLAY,
     response: ChatMessageAnswer,
     refusals: POST_REFUSALS,
   }, async (c, { params, body }) => {
     const env = c.get("env");
-    const key = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
+    // spec: CONTRACT "Driver app": every action takes idempotency_key; the header as elsewhere.
+    const header = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
+    const key = body.idempotency_key ?? header;
     const party = await driverParty(env, poolDriverOf(c), params.reference);
     const posted = await postChat(env, party, body.message, key);
     return ok(c, chatMessageView(posted), posted.replayed ? 200 : 201);

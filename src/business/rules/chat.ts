@@ -22,6 +22,12 @@ export const CHAT_MESSAGES_MAX = 100;
  */
 export const CHAT_MESSAGES_PER_AUTHOR_MAX = CHAT_MESSAGES_MAX / 2;
 
+/**
+ * A post's key, at most: the driver app's `idempotency_key`, as its trip actions take it (CONTRACT
+ * "Driver app", 120 characters); the Idempotency-Key header allows 64 (spec: business 8).
+ */
+export const CHAT_KEY_CHARS_MAX = 120;
+
 export type ChatAuthor = "customer" | "driver";
 
 /** Why the chat no longer takes messages, or null while it is open. */
