@@ -131,7 +131,8 @@ function profileRoutes(api: Api): void {
     body: z.object({
       // Text a person writes, shown on documents and the portal: no control characters.
       name: PlainText(200).min(1),
-      billing_contact: PlainText(200).nullable(),
+      // Kept trimmed; blank clears it (null), as webhook_url below.
+      billing_contact: PlainText(200).nullable().transform((contact) => contact || null),
       // Kept trimmed; blank clears it (null), as the billing endpoint's URL (billing_events.ts).
       webhook_url: z.string().trim().max(2_000).nullable().transform((url) => url || null),
       low_balance_threshold: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)])

@@ -39,3 +39,22 @@ Deno.test("account: a company name or billing contact holding a control characte
     assert.equal(fine.body.data.name, "Acme Ltd – Gaborone");
     assert.equal(fine.body.data.billing_contact, "Neo Kgosi, accounts@example.com");
   }));
+
+Deno.test("account: a blank billing contact clears it (null), as a blank webhook_url does", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const patch = (billing_contact: string | null) =>
+      t.call("PATCH", "/business/profile", { key: owner, body: { billing_contact } });
+    for (const blank of ["", "   ", null]) {
+      assert.equal(
+        (await patch("accounts@example.com")).body.data.billing_contact,
+        "accounts@example.com",
+      );
+      const cleared = await patch(blank);
+      assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+      assert.equal(cleared.body.data.billing_contact, null, JSON.stringify(blank));
+      const read = await t.call("GET", "/business/profile", { key: owner });
+      assert.equal(read.body.data.billing_contact, null);
+    }
+  }));
