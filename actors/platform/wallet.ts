@@ -196,10 +196,11 @@ function setBalance(
 }
 
 /**
- * spec: business 6 wallet.low_balance: a debit that takes the balance below the threshold is
- * notified once; any transaction that brings it back to the threshold re-arms it. A threshold
- * lowered since the notice is a threshold of its own: a debit that falls below it from at or
- * above it is notified too, once (what "fell below the configured threshold" says).
+ * spec: business 4.3, 6 wallet.low_balance ("fell below the configured threshold"): a debit that
+ * takes the balance from at or above the threshold to below it is notified, once per crossing;
+ * any transaction that brings it back to the threshold notified re-arms it. A threshold changed
+ * since the notice is a threshold of its own: lowered, a fall below it is a new crossing; raised
+ * above a balance already below it, nothing has fallen until the balance rises to it again.
  */
 function lowBalance(
   state: WalletState,
@@ -210,13 +211,11 @@ function lowBalance(
   const cur = command.currency;
   const notified = state.low?.[cur];
   const watch = command.kind === "debit" ? command.low_balance : null;
-  if (notified !== undefined) {
-    if (after >= notified) return [{ kind: "low_balance_cleared", currency: cur }];
-    const lowered = watch !== null && watch.threshold_minor < notified &&
-      (state.balances[cur] ?? 0) >= watch.threshold_minor;
-    if (!lowered) return [];
+  if (notified !== undefined && after >= notified) {
+    return [{ kind: "low_balance_cleared", currency: cur }];
   }
-  if (!watch || after >= watch.threshold_minor) return [];
+  const before = state.balances[cur] ?? 0;
+  if (!watch || before < watch.threshold_minor || after >= watch.threshold_minor) return [];
   return [{
     kind: "low_balance_reached",
     currency: cur,

@@ -163,3 +163,34 @@ Deno.test("wallet: after the threshold is lowered below a notified one, falling 
   assert.deepEqual(kinds(rose.events), ["wallet_transaction", "low_balance_cleared"]);
   assert.equal(low(h.must(debit(1_000, 2_000)).events).length, 1, "a new fall");
 });
+
+// spec: business 4.3, 6 wallet.low_balance "fell below the configured threshold": once per
+// crossing. A threshold raised above a balance already below it has not been fallen below.
+Deno.test("wallet: after the threshold is raised above a notified balance, debits still below it notify nothing until it rises back", () => {
+  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 10_000 } } });
+  const debit = (amount_minor: number, threshold_minor: number) => ({
+    kind: "debit" as const,
+    amount_minor,
+    currency: "BWP",
+    reference: "R",
+    by: "test",
+    low_balance: { threshold_minor, business_id: "biz_1", outbox: "business_webhook" },
+  });
+  const credit = (amount_minor: number) => ({
+    kind: "credit" as const,
+    amount_minor,
+    currency: "BWP",
+    reference: "T",
+    by: "op",
+  });
+  const low = (events: readonly unknown[]) =>
+    events.flatMap((e) => walletActor.outbox!(e as never, h.state)).map((a) => a.payload);
+  assert.equal(low(h.must(debit(8_500, 2_000)).events).length, 1, "15.00 below 20.00");
+  // The business raises its threshold to 50.00 while the balance is 15.00.
+  assert.deepEqual(low(h.must(debit(500, 5_000)).events), [], "10.00: no new crossing");
+  h.must(credit(2_000)); // 30.00: back above the 20.00 notified, still below 50.00
+  assert.deepEqual(low(h.must(debit(500, 5_000)).events), [], "25.00: never rose to 50.00");
+  h.must(credit(3_000)); // 55.00
+  const fell = low(h.must(debit(1_000, 5_000)).events) as { data: Record<string, unknown> }[];
+  assert.deepEqual(fell.map((i) => i.data), [{ currency: "BWP", balance: 45, threshold: 50 }]);
+});
