@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { askSubscription, createSubscription } from "../../src/business/flows/subscriptions.ts";
 import { subscriptionPage } from "../../src/business/queries/subscriptions.ts";
 import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
-import { validTimeZone } from "../../src/business/rules/subscription.ts";
+import { subscriptionTimeZone, validTimeZone } from "../../src/business/rules/subscription.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -38,9 +38,12 @@ const SubscriptionRequest = z.object({
   pickup_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "HH:MM, 00:00 to 23:59").openapi({
     example: "09:30",
   }),
-  timezone: Text(64).refine(validTimeZone, "an IANA time zone name").optional().openapi({
-    description: "IANA name; default the business's country's zone (required when the " +
-      "country has several)",
+  timezone: Text(64).refine(validTimeZone, "an IANA time zone name").transform(
+    subscriptionTimeZone,
+  ).optional().openapi({
+    description: "IANA name, in any case, kept and answered in the zone database's spelling " +
+      "(africa/gaborone is Africa/Gaborone); default the business's country's zone (required " +
+      "when the country has several)",
     example: "Africa/Gaborone",
   }),
   starts_on: z.iso.date().optional().openapi({

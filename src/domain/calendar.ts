@@ -163,6 +163,14 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+/**
+ * The zone database's own spelling of a valid zone (`africa/gaborone` is `Africa/Gaborone`): zone
+ * names match in any case, and a kept name is the one every read and comparison expects.
+ */
+export function canonicalTimeZone(tz: string): string {
+  return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz).timeZoneId;
+}
+
 /** CONTRACT: service level `cut_off` is `HH:MM` in the calendar's timezone. */
 function parseCutOff(cutOff: string): Temporal.PlainTime {
   const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(cutOff);

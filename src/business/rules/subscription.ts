@@ -5,7 +5,7 @@
  * week's jump, a daylight-saving change) each listed day is due exactly once.
  */
 import ct from "countries-and-timezones";
-import { isValidTimeZone } from "../../domain/calendar.ts";
+import { canonicalTimeZone, isValidTimeZone } from "../../domain/calendar.ts";
 
 /** The trip of an occurrence is booked this long before its pickup time (as a scheduled trip). */
 export const OCCURRENCE_BOOKING_LEAD_MS = 60 * 60_000;
@@ -57,6 +57,11 @@ export function countryTimeZone(country: string): string | null {
 /** A zone a subscription may name: an IANA name Temporal knows. */
 export function validTimeZone(zone: string): boolean {
   return isValidTimeZone(zone);
+}
+
+/** The name a subscription keeps for a valid zone: the zone database's spelling of it. */
+export function subscriptionTimeZone(zone: string): string {
+  return canonicalTimeZone(zone);
 }
 
 /**

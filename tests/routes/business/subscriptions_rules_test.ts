@@ -133,3 +133,22 @@ Deno.test("subscriptions: an occurrence booked by two handlers at once, then aga
       .body.data.filter((x: { kind: string }) => x.kind === "debit");
     assert.equal(debits.length, 1, "charged once");
   }));
+
+// spec: business 2.3 "in the business's time zone" (an IANA name, OpenAPI): a zone sent in
+// another case is the same zone, kept and answered by its canonical name.
+Deno.test("subscriptions: a timezone sent in another case is kept by its canonical IANA name", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const r = await subscribe(t, b.api_key, { ...WEEKLY, timezone: "africa/gaborone" });
+    assert.deepEqual(
+      [r.status, r.body.data?.timezone],
+      [201, "Africa/Gaborone"],
+      JSON.stringify(r.body),
+    );
+    const upper = await subscribe(t, b.api_key, { ...WEEKLY, timezone: "PACIFIC/HONOLULU" });
+    assert.deepEqual([upper.status, upper.body.data?.timezone], [201, "Pacific/Honolulu"]);
+    const read = await t.call("GET", `/business/subscriptions/${r.body.data.id}`, {
+      key: b.api_key,
+    });
+    assert.equal(read.body.data.timezone, "Africa/Gaborone");
+  }));
