@@ -113,6 +113,12 @@ export const OUTBOX_WAITING_MAX = 10_000;
 export const OUTBOX_DRAINS_MAX = 64;
 /** Largest outbox item payload, in stored bytes: one store value (64 KiB) with room for its key. */
 export const OUTBOX_ITEM_BYTES_MAX = 60_000;
+/**
+ * Attempts at booking one subscription occurrence that fail for a passing reason, before it is
+ * noted failed (Business API 4.2): with the outbox's doubling waits, about 20 minutes of the
+ * hour it is booked ahead of its pickup, not a retry for ever.
+ */
+export const SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX = 12;
 /** Due timers fired per scheduler pass (bounded loop). */
 export const TIMER_FIRE_BATCH_MAX = 500;
 

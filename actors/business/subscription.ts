@@ -25,11 +25,14 @@ import {
 
 export type SubscriptionStatus = "active" | "paused" | "cancelled";
 
-/** One due occurrence and what came of it: its trip, or the booking's refusal (not retried). */
+/**
+ * One due occurrence and what came of it: its trip, the booking's refusal, or its failure after
+ * SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX attempts (`refusal` says why; neither is tried again).
+ */
 export interface OccurrenceRecord {
   readonly date: string;
   readonly pickup_at: number;
-  readonly status: "booking" | "booked" | "refused";
+  readonly status: "booking" | "booked" | "refused" | "failed";
   readonly trip_reference: string | null;
   readonly refusal: { readonly code: string; readonly message: string } | null;
 }
@@ -78,7 +81,8 @@ export type SubscriptionCommand =
   | { kind: "resume" }
   | { kind: "cancel" }
   | { kind: "occurrence_booked"; date: string; trip_reference: string }
-  | { kind: "occurrence_refused"; date: string; code: string; message: string };
+  | { kind: "occurrence_refused"; date: string; code: string; message: string }
+  | { kind: "occurrence_failed"; date: string; code: string; message: string };
 
 export type SubscriptionEvent =
   | { kind: "subscription_created"; subscription: Subscription }
@@ -87,7 +91,8 @@ export type SubscriptionEvent =
   | { kind: "subscription_cancelled"; at: number }
   | { kind: "occurrence_due"; occurrence: Occurrence; next: Occurrence; at: number }
   | { kind: "occurrence_booked"; date: string; trip_reference: string; at: number }
-  | { kind: "occurrence_refused"; date: string; code: string; message: string; at: number };
+  | { kind: "occurrence_refused"; date: string; code: string; message: string; at: number }
+  | { kind: "occurrence_failed"; date: string; code: string; message: string; at: number };
 
 export interface SubscriptionReply {
   readonly subscription: Subscription;
@@ -214,6 +219,7 @@ function decideExisting(
     case "occurrence_booked":
       return outcome(s, command.date, { ...command, at: now });
     case "occurrence_refused":
+    case "occurrence_failed":
       return outcome(s, command.date, { ...command, at: now });
     default:
       return unreachable(command);
@@ -268,6 +274,7 @@ export const subscriptionActor: ActorDefinition<
       }
       case "occurrence_booked":
       case "occurrence_refused":
+      case "occurrence_failed":
         return {
           ...state,
           // Noted, an occurrence kept past the bound while owed is let go.
@@ -305,9 +312,14 @@ function keptOccurrences(all: readonly OccurrenceRecord[]): readonly OccurrenceR
 
 function recordOf(
   o: OccurrenceRecord,
-  e: Extract<SubscriptionEvent, { kind: "occurrence_booked" | "occurrence_refused" }>,
+  e: Extract<
+    SubscriptionEvent,
+    { kind: "occurrence_booked" | "occurrence_refused" | "occurrence_failed" }
+  >,
 ): OccurrenceRecord {
-  return e.kind === "occurrence_booked"
-    ? { ...o, status: "booked", trip_reference: e.trip_reference }
-    : { ...o, status: "refused", refusal: { code: e.code, message: e.message } };
+  if (e.kind === "occurrence_booked") {
+    return { ...o, status: "booked", trip_reference: e.trip_reference };
+  }
+  const status = e.kind === "occurrence_refused" ? "refused" : "failed";
+  return { ...o, status, refusal: { code: e.code, message: e.message } };
 }

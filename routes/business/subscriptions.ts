@@ -124,7 +124,9 @@ function createRoute(api: Api): void {
       "charged like POST /business/book; a day missed while the service was down is booked on " +
       "its return, as now, once. A time the clocks skip is read as the same wall time after the " +
       "change; a time that happens twice as its first. A refused occurrence (the wallet) is " +
-      "shown in occurrences with its refusal and not tried again.",
+      "shown in occurrences with its refusal and not tried again; one whose booking keeps " +
+      "failing for a passing reason is tried again a bounded number of times, then shown " +
+      "failed (booking_failed) and not tried again.",
     tag,
     security,
     middleware: guard,

@@ -5,6 +5,7 @@
 import type { OccurrenceRecord, Subscription } from "../../../actors/business/subscription.ts";
 import { localInstant } from "../../../src/business/rules/subscription.ts";
 import { iso } from "../../../src/domain/iso.ts";
+import { SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX } from "../../../src/limits.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull } from "../../../src/http/schemas.ts";
 
@@ -14,9 +15,12 @@ const OccurrenceAnswer = z.object({
     description: "The pickup time, ISO 8601 with the time zone's offset that day",
     example: "2026-12-01T09:30:00+02:00",
   }),
-  status: z.enum(["booking", "booked", "refused"]).openapi({
+  status: z.enum(["booking", "booked", "refused", "failed"]).openapi({
     description: "booking: being booked; booked: its trip is trip_reference; refused: the " +
-      "booking was refused (refusal says why) and is not tried again",
+      "booking was refused (refusal says why) and is not tried again; failed: the booking " +
+      "failed for a passing reason at each of " +
+      `${SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX} attempts, over about 20 minutes (refusal: ` +
+      "booking_failed, naming the last reason), and is not tried again",
   }),
   trip_reference: orNull(z.string()),
   refusal: orNull(z.object({ code: z.string(), message: z.string() })),

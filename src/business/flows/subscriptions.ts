@@ -22,6 +22,7 @@ import {
   Refused,
 } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
+import { SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX } from "../../limits.ts";
 import { fingerprintOf, SCHEDULE_AS_NOW_MS } from "../rules/booking.ts";
 import {
   countryTimeZone,
@@ -193,16 +194,52 @@ export async function askSubscription(
   return orRefuse(await deps.runtime.ask(subscriptionActor, business, id, command));
 }
 
+/** A due occurrence as its outbox hands it over: with its failed attempts so far. */
+export interface OccurrenceAttempt extends OccurrenceItem {
+  readonly attempts?: number;
+}
+
 /**
  * Books one due occurrence (the occurrence outbox's handler): once, under its derived key. A
  * booking refused for good (the wallet, the vehicle) is recorded on the subscription and not
  * tried again; a booking still in progress, an actor too busy or a failure throws, and the sweep
- * tries again.
+ * tries again, up to SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX attempts in all: the last one failing
+ * notes the occurrence failed (spec: business 4.2: shown in occurrences, not tried for ever).
  */
 export async function bookOccurrence(
   deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
-  item: OccurrenceItem,
+  item: OccurrenceAttempt,
 ): Promise<void> {
+  let command: SubscriptionCommand | null;
+  try {
+    command = await occurrenceOutcome(deps, item);
+  } catch (e) {
+    const attempt = (item.attempts ?? 0) + 1;
+    if (attempt < SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX) throw e;
+    // Its reason by code only: a failure's own message may name internals (business 7).
+    const last = e instanceof Refused ? e.rejection.code : "internal_error";
+    command = {
+      kind: "occurrence_failed",
+      date: item.date,
+      code: "booking_failed",
+      message: `not booked after ${attempt} attempts; the last: ${last}`,
+    };
+  }
+  if (command === null) return;
+  orRefuse(
+    await deps.runtime.ask(subscriptionActor, item.business_id, item.subscription_id, command),
+  );
+}
+
+/**
+ * The outcome to note of one occurrence's booking: its trip, or a lasting refusal; null when
+ * there is nothing to book (no record, or its outcome already noted). Throws what a retry may
+ * resolve.
+ */
+async function occurrenceOutcome(
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
+  item: OccurrenceItem,
+): Promise<SubscriptionCommand | null> {
   const read = await deps.runtime.read(
     subscriptionActor,
     item.business_id,
@@ -211,9 +248,9 @@ export async function bookOccurrence(
   );
   // A busy or failed read says nothing of the occurrence: thrown, so the sweep tries again.
   const s = foundOrNull(read)?.subscription;
-  if (!s) return;
+  if (!s) return null;
   const record = s.occurrences.find((o) => o.date === item.date);
-  if (!record || record.status !== "booking") return;
+  if (!record || record.status !== "booking") return null;
   const now = deps.clock.now();
   const request: BookingRequest = {
     ...(s.delivery as unknown as BookingRequest),
@@ -224,7 +261,6 @@ export async function bookOccurrence(
       : {}),
     ...(s.external_reference ? { external_reference: `${s.external_reference}-${item.date}` } : {}),
   };
-  let command: SubscriptionCommand;
   try {
     const booked = await bookTrip(deps, item.business_id, {
       request,
@@ -233,14 +269,11 @@ export async function bookOccurrence(
       idempotencyKey: occurrenceKey(s.id, item.date),
       by: BY,
     });
-    command = { kind: "occurrence_booked", date: item.date, trip_reference: booked.trip.reference };
+    return { kind: "occurrence_booked", date: item.date, trip_reference: booked.trip.reference };
   } catch (e) {
     // A "not now" (an actor too busy) refused nothing: thrown, so the occurrence is tried again.
     if (!(e instanceof Refused) || PASSING.has(e.rejection.code) || !lastingRefusal(e)) throw e;
     const { code, message } = e.rejection;
-    command = { kind: "occurrence_refused", date: item.date, code, message };
+    return { kind: "occurrence_refused", date: item.date, code, message };
   }
-  orRefuse(
-    await deps.runtime.ask(subscriptionActor, item.business_id, item.subscription_id, command),
-  );
 }

@@ -14,7 +14,7 @@ export function startSubscriptionOccurrences(
 ): Reactor {
   const release = deps.runtime.handleOutbox(
     OCCURRENCE_OUTBOX,
-    (i) => bookOccurrence(deps, i.payload as OccurrenceItem),
+    (i) => bookOccurrence(deps, { ...i.payload as OccurrenceItem, attempts: i.attempts ?? 0 }),
   );
   return {
     close() {
