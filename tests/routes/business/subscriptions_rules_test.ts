@@ -152,3 +152,42 @@ Deno.test("subscriptions: a timezone sent in another case is kept by its canonic
     });
     assert.equal(read.body.data.timezone, "Africa/Gaborone");
   }));
+
+// spec: business 3.1, 7 (a past scheduled_at is refused; within 10 minutes is now) with 4.2's
+// OpenAPI: a day missed while the service was down is booked on its return, as now, once; never
+// sent with its pickup time, which is past and would be refused, so the day never delivered.
+Deno.test("subscriptions: days missed while the service was down are booked on its return as now, once, not refused as past", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key, { ...WEEKLY, external_reference: "ORD-9" })).body
+      .data;
+    await t.env.reactors["subscription_occurrences"]!.close();
+    // Down for a week: Tuesday 3rd and Thursday 5th fall due, unbooked.
+    await advanceAndBook(t, 7 * 24 * HOUR);
+    const handler = startSubscriptionOccurrences({ ...t.env, numbers: tripNumbersOf(t.env) });
+    try {
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+        .body.data.occurrences;
+      assert.deepEqual(
+        got.map((o: { date: string; status: string }) => [o.date, o.status]),
+        [["2026-11-03", "booked"], ["2026-11-05", "booked"]],
+        JSON.stringify(got),
+      );
+      await t.settle();
+      const trips = (await t.call("GET", "/business/trips", { key: b.api_key })).body.data;
+      assert.deepEqual(
+        trips.map((x: { external_reference: string; status: string; scheduled_at: unknown }) => [
+          x.external_reference,
+          x.status,
+          x.scheduled_at,
+        ]).sort(),
+        [["ORD-9-2026-11-03", "pending", null], ["ORD-9-2026-11-05", "pending", null]],
+      );
+    } finally {
+      await handler.close();
+    }
+  }));
