@@ -191,3 +191,25 @@ Deno.test("subscriptions: days missed while the service was down are booked on i
       await handler.close();
     }
   }));
+
+// spec: business 4.2 names the actions (pause, resume, cancel), 7: a 404 is a resource absent,
+// with a code and a message (CONTRACT: not_found). Another action is no such resource: 404, as
+// for another business's subscription, and it changes nothing.
+Deno.test("subscriptions: an unknown action answers 404 not_found with a message and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    for (const action of ["explode", "PAUSE", "pause "]) {
+      const r = await t.call(
+        "POST",
+        `/business/subscriptions/${s.id}/${encodeURIComponent(action)}`,
+        {
+          key: b.api_key,
+        },
+      );
+      assert.deepEqual([r.status, r.body.success, r.body.code], [404, false, "not_found"], action);
+      assert.ok(typeof r.body.message === "string" && r.body.message.length > 0, action);
+    }
+    const read = await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key });
+    assert.deepEqual([read.body.data.status, read.body.data.updated_at], ["active", s.updated_at]);
+  }));
