@@ -27,16 +27,16 @@ import { EVERY_INSTANCE, subjectPattern } from "../../bus/bus.ts";
 import { partitionOf } from "../../runtime/placement.ts";
 import type { Deps, Reactor } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
-import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
+import { type Catalogue, vehicleTypeOf } from "../rules/catalogue.ts";
 import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
-import { freshAfter } from "../rules/tracking.ts";
 import { catalogueOf } from "../flows/fares.ts";
-import { newOfferId, tripKeyOf } from "../flows/dispatch.ts";
+import { tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { followLead, followsLead, nextLead, waitsForLead } from "../flows/batch_dispatch.ts";
 import { handleHoldingOutboxes } from "./holding_outboxes.ts";
 import { type DueTrip, dueTrips } from "../queries/trips.ts";
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
+import { type ChoiceFor, nearestDriver, offerOf } from "./driver_choice.ts";
 import type { Position } from "./live_positions.ts";
 
 /** Waiting trips one sweep takes up, longest due first (the next sweep takes the rest). */
@@ -266,29 +266,9 @@ export class Dispatcher implements Reactor, FirstOffers {
   }
 
   /** The zone of the pickup and its nearest free fitting driver (null: none); null: no zone. */
-  #search(
-    t: Pick<Trip, "pickup" | "type" | "vehicle"> & { readonly excluded: readonly string[] },
-    s: PlatformSettings,
-    catalogue: Catalogue,
-    now: number,
-  ): { zone: string; driver: string | null } | null {
-    const zone = zoneAt(catalogue, t.pickup.lat, t.pickup.lng);
-    const resolved = vehicleTypeOf(catalogue, t.vehicle.vehicle_class.id);
-    if (!zone || !resolved) return null;
-    const driver = this.index.nearest({
-      zone_id: zone.id,
-      lat: t.pickup.lat,
-      lng: t.pickup.lng,
-      max_km: zone.area.radius_km * 2,
-      fresh_after: freshAfter(now, s.position_fresh_seconds),
-      now,
-      accept: (c) => {
-        const v = vehicleTypeOf(catalogue, c.vehicle_type_id);
-        return !this.#tripOf.has(c.id) && c.online && !c.full &&
-          !t.excluded.includes(c.id) && !!v && vehicleFits(v, resolved, t);
-      },
-    });
-    return { zone: zone.id, driver };
+  #search(t: ChoiceFor, settings: PlatformSettings, catalogue: Catalogue, now: number) {
+    const busy = (driverId: string) => this.#tripOf.has(driverId);
+    return nearestDriver(this.index, t, { settings, catalogue, now, busy });
   }
 
   /** Offers the trip to its nearest fitting driver, or keeps it waiting. */
@@ -395,23 +375,6 @@ export class Dispatcher implements Reactor, FirstOffers {
       await this.#dispatch(t);
     }
   }
-}
-
-/** spec: business 3.1: an offer to `driver` now, its expiry and the window it opens if first. */
-function offerOf(
-  t: { readonly business_id: string; readonly reference: string },
-  driver: string,
-  s: PlatformSettings,
-  now: number,
-): FirstOffer {
-  return {
-    offer: {
-      offer_id: newOfferId(t.business_id, t.reference),
-      driver_id: driver,
-      expires_at: now + s.dispatch_offer_seconds * 1000,
-    },
-    window_ends_at: now + s.dispatch_window_minutes * 60_000,
-  };
 }
 
 /** The name the business feature gives its dispatcher among the environment's reactors. */
