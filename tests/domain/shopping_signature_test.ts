@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { shoppingHeaders, verifyV2 } from "../../src/domain/signatures.ts";
+import { shoppingHeaders } from "../../src/domain/delivery_headers.ts";
+import { verifyV2 } from "../../src/domain/signature_verification.ts";
 
 const SECRET = "shf_test_vector_secret";
 const TIMESTAMP = 1795300000;

@@ -4,17 +4,18 @@ import fc from "fast-check";
 import {
   API_VERSION,
   canonicalV3,
-  type HeaderSource,
   SIGNATURE_TOLERANCE_SECONDS,
   signV1,
   signV2,
   signV3,
-  v2Headers,
-  v3Headers,
+} from "../../src/domain/signatures.ts";
+import { v2Headers, v3Headers } from "../../src/domain/delivery_headers.ts";
+import {
+  type HeaderSource,
   verifyV1,
   verifyV2,
   verifyV3,
-} from "../../src/domain/signatures.ts";
+} from "../../src/domain/signature_verification.ts";
 
 // Published test vectors. Receivers can check their implementation against these literals.
 const SECRET = "whsec_test_vector_secret";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
 import { seal, sealOwner } from "../../src/domain/secrets.ts";
-import { verifyV2 } from "../../src/domain/signatures.ts";
+import { verifyV2 } from "../../src/domain/signature_verification.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 
 const SECRET = "whsec_wiring_test_secret";

@@ -11,7 +11,7 @@ import type {
   Recipient,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { sealOwner, unseal } from "../../domain/secrets.ts";
-import { shoppingHeaders, v2Headers, v3Headers } from "../../domain/signatures.ts";
+import { shoppingHeaders, v2Headers, v3Headers } from "../../domain/delivery_headers.ts";
 import type { SendFn } from "../../outbound/pinned_post.ts";
 import { checkDeliveryTarget, type Resolve } from "../../outbound/url_guard.ts";
 import type { Clock } from "../../runtime/clock.ts";

@@ -15,7 +15,7 @@ import {
   postCharge,
 } from "../../helpers/courier.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
-import { verifyV3 } from "../../../src/domain/signatures.ts";
+import { verifyV3 } from "../../../src/domain/signature_verification.ts";
 import {
   completionBody,
   completionId,

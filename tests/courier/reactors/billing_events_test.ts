@@ -17,7 +17,7 @@ import {
   SWEEP_AFTER_MS,
 } from "../../../src/courier/reactors/billing_events.ts";
 import { SWEEP_DEEP_EVERY_MS } from "../../../src/limits.ts";
-import { verifyV3 } from "../../../src/domain/signatures.ts";
+import { verifyV3 } from "../../../src/domain/signature_verification.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingCsv,

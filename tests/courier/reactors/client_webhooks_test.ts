@@ -12,7 +12,7 @@ import {
 import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";
 import { ClientWebhooks } from "../../../src/courier/reactors/client_webhooks.ts";
-import { verifyV2, verifyV3 } from "../../../src/domain/signatures.ts";
+import { verifyV2, verifyV3 } from "../../../src/domain/signature_verification.ts";
 import { WEBHOOK_SECRET_GRACE_MS } from "../../../src/limits.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, clientKey, newClient, newCourier, topUp } from "../../helpers/courier.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { subjectPattern } from "../../../src/bus/bus.ts";
 import { base64url, importDataKey, seal, sealOwner } from "../../../src/domain/secrets.ts";
-import { verifyV2, verifyV3 } from "../../../src/domain/signatures.ts";
+import { verifyV2, verifyV3 } from "../../../src/domain/signature_verification.ts";
 import { OUTBOUND_BODY_BYTES_MAX } from "../../../src/platform/rules/delivery_schedule.ts";
 import { completionEventBody } from "../../../src/courier/rules/billing_events.ts";
 import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";

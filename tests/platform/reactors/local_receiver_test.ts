@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { seal, sealOwner } from "../../../src/domain/secrets.ts";
 import { importDataKey } from "../../../src/domain/secrets.ts";
-import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import type { OutboundRequest } from "../../../src/outbound/pinned_post.ts";
 import {
   type LocalDelivery,

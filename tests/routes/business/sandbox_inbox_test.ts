@@ -5,7 +5,7 @@
  * PATCH /business/profile points the webhooks away again, and on live the endpoints answer 404.
  */
 import assert from "node:assert/strict";
-import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { inboxDeliveries } from "../../../src/business/queries/sandbox_inbox.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";

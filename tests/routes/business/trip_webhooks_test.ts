@@ -5,7 +5,7 @@
  * tracking_url as reads answer it, null once the link is revoked (2.2, 2.4 rule 6).
  */
 import assert from "node:assert/strict";
-import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";

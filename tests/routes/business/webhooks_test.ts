@@ -4,7 +4,7 @@
  * requeued; none of it reaches another business.
  */
 import assert from "node:assert/strict";
-import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import {
   WebhookDeliveryAnswer,
   WebhookTestAnswer,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { webhookEventId } from "../../../src/business/rules/webhook_envelope.ts";
-import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { sendBasketWebhook } from "../../../src/shopping/flows/basket_webhook.ts";
 import { setWebhookUrl } from "../../business/webhook_fixtures.ts";
 import { type Delivery, startReceiver, until } from "../../helpers/receiver.ts";

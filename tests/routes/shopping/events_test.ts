@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { handleShoppingItem } from "../../../src/shopping/flows/events.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import {

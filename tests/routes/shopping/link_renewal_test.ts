@@ -5,7 +5,7 @@
  * signature as every attempt's, and every other byte of the body as made.
  */
 import assert from "node:assert/strict";
-import { verifyV2 } from "../../../src/domain/signatures.ts";
+import { verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { setWebhookUrl } from "../../business/webhook_fixtures.ts";
 import {
   advance,
