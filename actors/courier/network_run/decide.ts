@@ -16,6 +16,8 @@ import { voidDelivery } from "./customs_gate.ts";
 import { voidStep } from "./shipment_gate.ts";
 import type { FollowUp } from "./follow_ups.ts";
 import * as follow from "./follow_ups_of.ts";
+import * as stopFollow from "./stop_follow_ups.ts";
+import * as transferFollow from "./transfer_follow_ups.ts";
 import * as items from "./item_changes.ts";
 import {
   FOLLOW_UPS_TIMER,
@@ -320,23 +322,23 @@ function followUpsOf(before: NetworkRun, after: NetworkRun, c: RunChange, now: n
     case "unload":
       return follow.unloadFollowUps(after, c.facility_id ?? null, c.by);
     case "transfer":
-      return follow.transferFollowUps(before, after, c);
+      return transferFollow.transferFollowUps(before, after, c);
     case "transfer_in":
-      return follow.transferInFollowUps(before, after, c);
+      return transferFollow.transferInFollowUps(before, after, c);
     case "report":
       return follow.reportFollowUps(after, c);
     case "stop_waiting":
-      return follow.waitingFollowUps(after.id, c);
+      return stopFollow.waitingFollowUps(after.id, c);
     case "stop_border":
       return follow.leftBorderFollowUps(after, c.by, c.stop_id);
     case "stop_cross":
-      return follow.crossFollowUps(stop!, c);
+      return stopFollow.crossFollowUps(stop!, c);
     case "stop_deliver":
-      return follow.deliverFollowUps(after.id, stop!, c, now);
+      return stopFollow.deliverFollowUps(after.id, stop!, c, now);
     case "stop_collect":
-      return follow.collectFollowUps(after, stop!, c);
+      return stopFollow.collectFollowUps(after, stop!, c);
     case "stop_fail":
-      return follow.failFollowUps(after.id, stop!, c, now);
+      return stopFollow.failFollowUps(after.id, stop!, c, now);
     default:
       return [];
   }

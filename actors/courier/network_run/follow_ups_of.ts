@@ -1,21 +1,19 @@
 /**
- * The follow-ups of each change (follow_ups.ts), from the run as the change left it: what the
- * run records with the change, and what the request that made it does before it answers, alike.
+ * The follow-ups of each change to the run itself (follow_ups.ts), from the run as the change left
+ * it: what the run records with the change, and what the request that made it does before it
+ * answers, alike. A transfer's are in transfer_follow_ups.ts, a stop action's in
+ * stop_follow_ups.ts.
  */
-import { sha256Hex } from "../../../src/domain/secrets.ts";
-import type { RunChange, TransferTarget } from "./commands.ts";
+import type { RunChange } from "./commands.ts";
 import {
   boarding,
   carriedPieces,
   custody,
-  custodyKey,
   departureEvent,
   type FollowUp,
   holderOf,
-  type RunCharge,
 } from "./follow_ups.ts";
-import { isUnassigned, type NetworkRun, type Stop } from "./run.ts";
-import { stepOf } from "./shipment_gate.ts";
+import { isUnassigned, type NetworkRun } from "./run.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
 
@@ -135,23 +133,6 @@ export function reportFollowUps(run: NetworkRun, c: Change<"report">): FollowUp[
   return [];
 }
 
-/** spec: courier 4.5, 6.1 `run.waiting:{stop}`: a wait at a stop books a waiting charge. */
-export function waitingFollowUps(runId: string, c: Change<"stop_waiting">): FollowUp[] {
-  const note = c.note ? `: ${c.note}` : "";
-  return [{
-    kind: "charge",
-    waybill: c.waybill,
-    charge: {
-      kind: "waiting",
-      reference: `WAIT-${c.stop_id}`,
-      reason: `waited ${c.minutes} minutes at stop ${c.stop_id}${note}`,
-      evidence_path: `run:${runId}/stop:${c.stop_id}`,
-      source_event: `run.waiting:${c.stop_id}`,
-    },
-    by: c.by,
-  }];
-}
-
 /**
  * A shipment boarding a run already under way has departed with it, as those on board at its
  * departure did (courier 3.2: out for delivery on the run that delivers it); and a run left
@@ -188,223 +169,4 @@ export function unassignedFollowUps(run: NetworkRun): FollowUp[] {
       detail: { run_id: run.id, stops: run.stops.length },
     },
   }];
-}
-
-/**
- * The key of a transfer's custody moves: what moves where, whatever key the request sends, so the
- * same transfer sent again moves nothing again; each waybill counts the times it came onto the
- * run (`run` before the transfer), so a shipment that went away and came back moves again.
- */
-export function transferKey(run: NetworkRun, waybills: readonly string[], toRun: string): string {
-  const moving = [...new Set(waybills)].sort().map((w) => boarding(run, w)).join(",");
-  return `transfer:${toRun}:${sha256Hex(moving)}`;
-}
-
-/**
- * The key of a transfer's step on one shipment: the key its custody move is recorded under
- * (transferFollowUps), which the transfer's request reserves the shipment with (shipment_gate.ts).
- */
-export function transferStepKey(
-  run: NetworkRun,
-  waybills: readonly string[],
-  toRun: string,
-  waybill: string,
-): string {
-  return custodyKey(`${run.id}:${transferKey(run, waybills, toRun)}`, waybill);
-}
-
-/**
- * What the target of a transfer tells of it: its holder as the transfer found it, and the items it
- * took while under way (courier 3.2: onto a run already under way, the shipment departs with it,
- * depot_dwell closes, linehaul opens, as a stop added to it does; one taken before the run left
- * departs with it), each moved once per boarding of the target.
- */
-export function transferTarget(
-  target: NetworkRun,
-  taken: NetworkRun,
-  waybills: readonly string[],
-): TransferTarget {
-  const underWay = taken.status === "departed"
-    ? taken.items.filter((i) =>
-      waybills.includes(i.waybill) && i.state === "on_board" && i.departed_at === undefined
-    )
-    : [];
-  return {
-    holder: holderOf(target),
-    boarded: underWay.map((i) => ({
-      waybill: i.waybill,
-      key: `${taken.id}:boarded:${boarding(taken, i.waybill)}`,
-      event: departureEvent(taken, i.waybill),
-      holder: holderOf(taken),
-    })),
-  };
-}
-
-/**
- * The items move to the target's holder; those the target took under way depart with it
- * (courier 3.2), once per boarding of the target. `before` is the run as the transfer found it.
- */
-export function transferFollowUps(
-  before: NetworkRun,
-  after: NetworkRun,
-  c: { waybills: readonly string[]; to_run: string; to: TransferTarget; by: string },
-): FollowUp[] {
-  const key = `${before.id}:${transferKey(before, c.waybills, c.to_run)}`;
-  const holder = c.to.holder;
-  const pieces = (w: string) => carriedPieces(after.stops, w);
-  return [
-    ...c.waybills.map((w) =>
-      custody(w, key, {
-        holder,
-        note: `transferred to run ${c.to_run}`,
-        event: "scan",
-        pieces: pieces(w),
-        by: c.by,
-      })
-    ),
-    ...c.to.boarded.map((b) =>
-      custody(b.waybill, b.key, {
-        event: b.event,
-        holder: b.holder,
-        pieces: pieces(b.waybill),
-        by: c.by,
-      })
-    ),
-  ];
-}
-
-/**
- * What follows the target taking a transfer's items: the run they came from marks them
- * transferred here, told what the target took (`before` and `after` it took them).
- */
-export function transferInFollowUps(
-  before: NetworkRun,
-  after: NetworkRun,
-  c: Change<"transfer_in">,
-): FollowUp[] {
-  const waybills = c.items.map((i) => i.waybill);
-  return [{
-    kind: "transfer_out",
-    from_run: c.from_run,
-    to_run: after.id,
-    waybills,
-    to: transferTarget(before, after, waybills),
-    ...(c.gates ? { gates: c.gates } : {}),
-    by: c.by,
-  }];
-}
-
-/** A later charge of a run's stop (courier 2.6 rule 3). */
-function stopCharge(
-  runId: string,
-  stopId: string,
-  charge: Omit<RunCharge, "evidence_path">,
-): RunCharge {
-  return { ...charge, evidence_path: `run:${runId}/stop:${stopId}` };
-}
-
-/** Each shipment's crossing records the side the vehicle crossed (exit before entry). */
-export function crossFollowUps(stop: Stop, c: Change<"stop_cross">): FollowUp[] {
-  return stop.crossings.map((x) => ({ kind: "crossing", crossing_id: x, side: c.side, by: c.by }));
-}
-
-/**
- * A stop is delivered once, so its custody move is keyed by the stop, whatever idempotency_key
- * the caller sends; the laboratory is told of the handover (the first one recorded stands).
- */
-export function deliverFollowUps(
-  runId: string,
-  stop: Stop,
-  c: Change<"stop_deliver">,
-  at: number,
-): FollowUp[] {
-  if (!stop.waybill) return [];
-  return [
-    custody(stop.waybill, stepOf(runId, stop.id, "deliver", stop.waybill), {
-      event: "delivered",
-      received_by: c.received_by ?? (c.lab_handover ? "laboratory" : null),
-      note: c.note ?? null,
-      by: c.by,
-    }),
-    { kind: "lab_handover", waybill: stop.waybill, at },
-  ];
-}
-
-/**
- * Labels naming some of the shipment's pieces collect those pieces only (the shipment raises
- * pieces_separated, courier 2.9); the stop collects a waybill once, so its custody moves once
- * whatever idempotency_key is sent. spec: courier 2.6 rules 2, 3, 6.1 `run.collected:{stop}`:
- * the stop's errand is one charge, booked with the collection the stop charged it with (its
- * first, `errand_waybill`) on that shipment's client, and only with that one, so a later
- * collection, or one replayed, never books a second.
- */
-export function collectFollowUps(
-  run: Pick<NetworkRun, "id" | "driver_id" | "vehicle">,
-  stop: Stop,
-  c: Change<"stop_collect">,
-): FollowUp[] {
-  const moved = custody(c.waybill, stepOf(run.id, stop.id, "collect", c.waybill), {
-    event: "collected",
-    holder: holderOf(run),
-    pieces: carriedPieces([stop], c.waybill),
-    by: c.by,
-  });
-  if (stop.errand_waybill !== c.waybill) return [moved];
-  return [moved, {
-    kind: "charge",
-    waybill: c.waybill,
-    charge: stopCharge(run.id, stop.id, {
-      kind: "errand",
-      reference: `COL-${stop.id}`,
-      reason: `collected at stop ${stop.id}`,
-      source_event: `run.collected:${stop.id}`,
-    }),
-    by: c.by,
-  }];
-}
-
-/**
- * A failed delivery is an attempt on the shipment (keyed by the stop: it fails once). spec:
- * courier 2.6 rule 3: a failed collection is its own entry, on the shipment named (its frozen
- * card) or, as a failed collection mostly picks up nothing, on the client the work order names.
- */
-export function failFollowUps(
-  runId: string,
-  stop: Stop,
-  c: Change<"stop_fail">,
-  at: number,
-): FollowUp[] {
-  if (stop.kind === "deliver" && stop.waybill) {
-    return [custody(stop.waybill, stepOf(runId, stop.id, "fail", stop.waybill), {
-      event: "delivery_attempted",
-      note: c.reason,
-      by: c.by,
-    })];
-  }
-  // spec: courier 3.4: customs refused the border stop: what it presented is turned back.
-  if (stop.kind === "checkpoint") {
-    return stop.crossings.map((x) => ({
-      kind: "refused_at_border" as const,
-      crossing_id: x,
-      reason: c.reason,
-      by: c.by,
-    }));
-  }
-  if (stop.kind !== "collect" || !stop.work_order) return [];
-  const charge = stopCharge(runId, stop.id, {
-    kind: "failed_collection",
-    reference: `FCOL-${stop.id}`,
-    reason: `collection failed: ${c.reason}`,
-    source_event: `run.collection_failed:${stop.id}`,
-  });
-  return [
-    c.waybill ? { kind: "charge", waybill: c.waybill, charge, by: c.by } : {
-      kind: "client_charge",
-      client_id: stop.work_order.courier_client_id,
-      charge,
-      ...(c.fee !== undefined ? { fee: c.fee } : {}),
-      at,
-      by: c.by,
-    },
-  ];
 }

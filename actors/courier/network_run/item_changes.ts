@@ -22,7 +22,7 @@ import {
   type RunItem,
 } from "./run.ts";
 import { voidedGate } from "./customs_gate.ts";
-import { transferKey, transferStepKey } from "./follow_ups_of.ts";
+import { transferKey, transferStepKey } from "./transfer_follow_ups.ts";
 import { voidedStep } from "./shipment_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 

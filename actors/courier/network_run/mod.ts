@@ -21,6 +21,8 @@ export type { FollowUpEvent, RunEvent, RunOutcome } from "./events.ts";
 export type { LegacyRunEvent, StoredRunEvent } from "./legacy.ts";
 export * from "./follow_ups.ts";
 export * from "./follow_ups_of.ts";
+export * from "./stop_follow_ups.ts";
+export * from "./transfer_follow_ups.ts";
 export { DRIVER_WAYBILL_INDEX, driverWaybillKey, driverWaybillPrefix } from "./driver_index.ts";
 export { type RunSummary, runSummary, type StopAnswer, stopAnswer } from "./summary.ts";
 export { asRun, runAt } from "./replay.ts";

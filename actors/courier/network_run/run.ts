@@ -79,7 +79,7 @@ export interface RunItem {
   /** transferred: the run that carries it on (courier 3.4). */
   readonly to_run?: string;
   /**
-   * transferred: the transfer's key (follow_ups_of.ts transferKey), which names its step on the
+   * transferred: the transfer's key (transfer_follow_ups.ts transferKey), which names its step on the
    * shipment (shipment_gate.ts). Internal; absent on items transferred before it was kept.
    */
   readonly transfer_key?: string;

@@ -14,7 +14,7 @@ import { custodyKey } from "./follow_ups.ts";
 import type { NetworkRun } from "./run.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
-/** A stop's step on a shipment, as its custody move is keyed (follow_ups_of.ts). */
+/** A stop's step on a shipment, as its custody move is keyed (stop_follow_ups.ts). */
 export function stepOf(
   runId: string,
   stopId: string,
@@ -54,7 +54,7 @@ function recorded(run: NetworkRun, key: string, waybill: string): boolean | null
       return s.collected.some((x) => x.waybill === waybill);
     }
   }
-  // A transfer's step (follow_ups_of.ts transferStepKey): recorded once the item is transferred
+  // A transfer's step (transfer_follow_ups.ts transferStepKey): recorded once the item is transferred
   // by that transfer (another transfer of it, naming other waybills, is another step).
   if (key.startsWith(`custody:${run.id}:transfer:`) && key.endsWith(`:${waybill}`)) {
     return run.items.some((i) =>
