@@ -6,15 +6,15 @@
 import type { Bus } from "../bus/bus.ts";
 import { type AnyActorDefinition, type AskOptions, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
-import { type Forwarded, Forwarding } from "./forwarding.ts";
+import type { Forwarded, Forwarding } from "./forwarding.ts";
 import type { RuntimeOptions } from "./runtime_options.ts";
 import { Lookups } from "./lookups.ts";
-import { Mailboxes } from "./mailboxes.ts";
+import type { Mailboxes } from "./mailboxes.ts";
 import { readInMemory } from "./memory_read.ts";
-import { MarkerSweeper } from "./markers.ts";
-import { Outboxes, type OutboxHandler } from "./outbox.ts";
+import type { MarkerSweeper } from "./markers.ts";
+import type { Outboxes, OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
-import { recoverUnpublished, republish } from "./publication.ts";
+import { recoverUnpublished } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
   ActorKey,
@@ -26,12 +26,13 @@ import type {
   StoredRecord,
 } from "./store.ts";
 import { type Placement, WholePlacement } from "./placement.ts";
-import { Fencing } from "./fencing.ts";
-import { GainedSweeps, heldPartitions, holdsActor } from "./held.ts";
-import { TimerFiring } from "./timer_firing.ts";
+import type { Fencing } from "./fencing.ts";
+import { type GainedSweeps, heldPartitions, holdsActor } from "./held.ts";
+import type { TimerFiring } from "./timer_firing.ts";
 import { SweepLoops } from "./sweep_loops.ts";
-import { type ColdSource, Turns } from "./turn.ts";
+import type { ColdSource, Turns } from "./turn.ts";
 import type { CommitStats } from "./group_commit.ts";
+import { runtimeParts } from "./runtime_parts.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
 export type { RuntimeOptions };
@@ -69,73 +70,26 @@ export class ActorRuntime {
     this.#bus = options.bus;
     for (const def of options.definitions) this.#defs.set(def.type, def);
     this.#onError = options.onError ?? ((e, where) => console.error(`runtime: ${where}:`, e));
-    // Timers, outbox items and lost changes are this instance's in the partitions it holds.
-    const held = () => heldPartitions(this.placement);
-    const holds = (key: ActorKey) => holdsActor(this.placement, key);
-    this.#outboxes = new Outboxes({
-      store: options.store,
-      onError: this.#onError,
-      now: () => options.clock.now(),
-      held,
-      holds,
-    });
-    // A partition gained: its lost changes, its outbox items, the timers due (held.ts).
-    this.#gains = new GainedSweeps(async (ps) => {
-      await this.recoverUnpublished(ps);
-      await this.#outboxes.sweepPartitions(ps);
-      await this.fireDueTimers();
-    }, this.#onError);
-    this.#turns = new Turns({
-      store: options.store,
-      bus: options.bus,
-      busPrefix: this.busPrefix,
-      clock: options.clock,
-      groupCommit: options.groupCommit !== false,
-      onError: this.#onError,
-      onCommit: options.onCommit,
-      onOutbox: (items) => this.#outboxes.committed(items),
-      coldSource: (type) => this.#coldSources.get(type),
-      fence: this.placement.fences ? (key) => this.#fencing!.fenceOf(key) : undefined,
-    });
-    this.#mailboxes = new Mailboxes({
-      store: options.store,
-      turns: this.#turns,
-      markers: () => this.#markers,
-      onError: this.#onError,
-      ...(options.actorsActiveMax === undefined ? {} : { activeMax: options.actorsActiveMax }),
-    });
-    this.#timers = new TimerFiring({
-      store: options.store,
-      clock: options.clock,
-      fire: (t) => this.#fireTimer(t),
-      onError: this.#onError,
-      closed: () => this.#closed,
-      sweepOutboxes: () => this.sweepOutboxes(),
-      held,
-    });
-    this.#markers = new MarkerSweeper({
-      store: options.store,
-      bus: options.bus,
-      onError: this.#onError,
-      cells: () => this.#mailboxes.values(),
-      republish: async (cell) => {
-        const from = cell.markerFrom ?? 1;
-        await republish(options.store, options.bus, this.busPrefix, cell.def, cell.key, from);
-      },
-      holds,
-    });
-    this.#fencing = this.placement.fences
-      ? new Fencing(this.placement, (moved) => this.#mailboxes.forgetPartitions(moved))
-      : null;
-    this.#forwarding = this.placement instanceof WholePlacement ? undefined : new Forwarding({
-      bus: options.bus,
+    const parts = runtimeParts(options, {
       busPrefix: this.busPrefix,
       placement: this.placement,
-      ...(options.forwardWaitMs === undefined ? {} : { waitMs: options.forwardWaitMs }),
-      ...(options.onForward === undefined ? {} : { onForward: options.onForward }),
-      released: (partition) => this.#mailboxes.forgetPartitions(new Set([partition])),
-      local: (call) => this.#here(call),
+      onError: this.#onError,
+      coldSource: (type) => this.#coldSources.get(type),
+      closed: () => this.#closed,
+      fireTimer: (t) => this.#fireTimer(t),
+      here: (call) => this.#here(call),
+      recoverUnpublished: (held) => this.recoverUnpublished(held),
+      fireDueTimers: () => this.fireDueTimers(),
+      sweepOutboxes: () => this.sweepOutboxes(),
     });
+    this.#outboxes = parts.outboxes;
+    this.#gains = parts.gains;
+    this.#turns = parts.turns;
+    this.#mailboxes = parts.mailboxes;
+    this.#timers = parts.timers;
+    this.#markers = parts.markers;
+    this.#fencing = parts.fencing;
+    this.#forwarding = parts.forwarding;
   }
 
   /** A forwarded call, made here where its partition is held. */
