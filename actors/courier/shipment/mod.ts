@@ -17,7 +17,7 @@ import { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export * from "./types.ts";
 export { startLifecycle, termsOf, TRAIL_MAX } from "./lifecycle.ts";
-export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX } from "./record.ts";
+export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX } from "./scan_admission.ts";
 export { loggedEvent, shipmentSearchView } from "./views.ts";
 export { CLOSED_ON_RUNS_OUTBOX, type ClosedOnRuns } from "./run_steps.ts";
 
