@@ -128,6 +128,13 @@ export const PLAN_RATE_LIMITS = {
   business: { perMinute: 120, perDay: 10_000 },
   enterprise: { perMinute: 6_000, perDay: 1_000_000 },
 } as const;
+/**
+ * The driver app's calls per driver token (CONTRACT "Driver app"): Business API 8 gives a plan's
+ * limits only, and a platform driver has no plan. An app batches its positions and polls its
+ * offer every few seconds, about 20 calls a minute at a busy stop; 120 (the Business plan's
+ * minute) leaves room for retries after lost signal, and 20,000 a day for a whole day so busy.
+ */
+export const POOL_DRIVER_RATE_LIMIT = { perMinute: 120, perDay: 20_000 } as const;
 /** Requests without a business principal (public links, sign-in) are limited per address. */
 export const ANONYMOUS_RATE_LIMIT = { perMinute: 600, perDay: 100_000 } as const;
 /**

@@ -9,6 +9,8 @@ import { PLATFORM_TENANT } from "../../actors/platform/platform_settings.ts";
 import { poolDriverActor } from "../../actors/business/pool_driver.ts";
 import { bearerCredential } from "../http/bearer.ts";
 import type { AppEnv } from "../http/context.ts";
+import { rateLimit } from "../http/guards.ts";
+import { POOL_DRIVER_RATE_LIMIT } from "../limits.ts";
 import { driverTokenPrefix } from "../platform/flows/drivers.ts";
 import { refuseIfNotNow } from "../platform/auth/credentials.ts";
 
@@ -21,8 +23,17 @@ export interface PoolDriverPrincipal {
 export const poolDriver: MiddlewareHandler<AppEnv> = bearerCredential<PoolDriverPrincipal>({
   noun: "driver token",
   prefix: driverTokenPrefix,
+  refusals: {
+    rate_limited: `the driver app's limit is reached: ${POOL_DRIVER_RATE_LIMIT.perMinute} calls ` +
+      `a minute and ${POOL_DRIVER_RATE_LIMIT.perDay} a day per driver token, or too many calls ` +
+      "came from this address without a known credential; wait `Retry-After` seconds",
+  },
   find: poolDriverPrincipal,
-  admit: (c, principal) => void c.set("principal", principal),
+  async admit(c, principal) {
+    c.set("principal", principal);
+    // CONTRACT "Driver app"; business 8: counted per driver, rate headers on every answer.
+    await rateLimit(c, `pool_driver:${principal.driver_id}`, POOL_DRIVER_RATE_LIMIT);
+  },
 });
 
 /** The pool driver a token's hash names, read afresh from the driver's actor. */

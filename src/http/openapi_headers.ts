@@ -67,7 +67,8 @@ interface Operation {
 /**
  * The headers of one operation's answer of `status`. A caller counted on every call (a plan's
  * credential, or anyone on a public route) has the rate headers on every answer; one no plan
- * counts (the operator, a platform driver) has them only on a refusal its address paid for.
+ * counts (the operator) has them only on a refusal its address paid for. A platform driver is
+ * counted per driver token (driver_auth.ts), as its 429 says.
  */
 function headersOf(status: string, response: Response, counted: boolean) {
   const waits = status === "429" || /Retry-After/.test(response.description ?? "");
@@ -84,11 +85,12 @@ function headersOf(status: string, response: Response, counted: boolean) {
 
 /**
  * Whether every call of `op` is counted: a public route is, per address (guards.ts anonymous);
- * a credential is when its plan limits it, as its 429 says (guards.ts PLAN_LIMITED).
+ * a credential is when its plan limits it, as its 429 says (guards.ts PLAN_LIMITED), and so is a
+ * platform driver's token (driver_auth.ts).
  */
 function countedAlways(op: Operation): boolean {
   if ((op.security ?? []).length === 0) return true;
-  return /plan/.test(op.responses?.["429"]?.description ?? "");
+  return /plan|driver app's limit/.test(op.responses?.["429"]?.description ?? "");
 }
 
 /** Declares the headers of every answer of every operation, and the components they name. */
