@@ -35,6 +35,7 @@ import {
   type AutopilotEndItem,
   type AutopilotStartItem,
 } from "../../../src/business/rules/sandbox_steps.ts";
+import { CHAT_CLOSE_OUTBOX, type ChatCloseItem } from "../../../src/business/rules/chat.ts";
 import { trackingLinkStatus } from "./tracking_link.ts";
 import type { Trip, TripState } from "./types.ts";
 import type { TripEvent } from "./events.ts";
@@ -115,7 +116,24 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     ...autopilotReady(e, next.trip),
     ...shopTripBooked(e, next.trip, next.fingerprint),
     ...shopTripEnded(e, next.trip, next.fingerprint),
+    ...chatClose(e, next.trip),
   ];
+}
+
+/**
+ * spec: business 4.1, 8: the chat closes on cancellation or 30 minutes after completion; told in
+ * the commit that ends the trip, the chat decides it itself (a post racing the end is refused).
+ */
+function chatClose(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  const ends = ["trip_delivered", "return_completed", "trip_cancelled"].includes(e.kind);
+  if (!ends) return [];
+  const item: ChatCloseItem = {
+    business_id: t.business_id,
+    reference: t.reference,
+    cancelled: t.status === "cancelled",
+    completed_at: t.completed_at,
+  };
+  return [{ outbox: CHAT_CLOSE_OUTBOX, payload: item }];
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { type Trip, TRIP_REFERENCE_INDEX, tripActor } from "../../../actors/business/trip/mod.ts";
 import {
+  closedReason,
   type PostedMessage,
   type TripChat,
   tripChatActor,
@@ -12,7 +13,7 @@ import {
 import { constantTimeEqual } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
-import { type ChatAuthor, chatClosedReason } from "../rules/chat.ts";
+import { type ChatAuthor, chatClosedReason, type ChatCloseItem } from "../rules/chat.ts";
 
 type ChatDeps = Pick<Deps, "runtime" | "clock">;
 
@@ -70,7 +71,9 @@ export async function readChat(
       kind: "get",
     }),
   );
-  return { chat: r as TripChat, open: chatClosedReason(t, deps.clock.now()) === null };
+  const chat = r as TripChat;
+  const now = deps.clock.now();
+  return { chat, open: chatClosedReason(t, now) === null && closedReason(chat, now) === null };
 }
 
 /**
@@ -97,4 +100,19 @@ export async function postChat(
     }),
   );
   return r as PostedMessage;
+}
+
+/**
+ * spec: business 4.1, 8: tells a trip's chat that the trip ended (its outbox, CHAT_CLOSE_OUTBOX),
+ * so the chat refuses later posts itself. Told again after a crash, it changes nothing.
+ */
+export async function closeChat(deps: Pick<Deps, "runtime">, item: ChatCloseItem): Promise<void> {
+  // Any refusal (a full mailbox) is thrown, so the item is handed over again.
+  orRefuse(
+    await deps.runtime.ask(tripChatActor, item.business_id, item.reference, {
+      kind: "close",
+      cancelled: item.cancelled,
+      completed_at: item.completed_at,
+    }),
+  );
 }

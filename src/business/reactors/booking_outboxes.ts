@@ -2,8 +2,9 @@
  * The work that follows a trip's commit (STYLE "transactional outbox"): a cancelled trip's charge
  * credited back once (Business API 3.1 "wallet charges for the trip refunded"), and a booking that
  * stopped between its claim, charge and trip completed by the same steps the request runs, and so
- * a checkout's or a batch's booking stopped half-way. The handlers are idempotent: every step is
- * an ask under a key derived from the trip (or the batch and its stop).
+ * a checkout's or a batch's booking stopped half-way; an ended trip's chat told it is closed. The
+ * handlers are idempotent: every step is an ask under a key derived from the trip (or the batch and
+ * its stop).
  */
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
@@ -18,6 +19,8 @@ import { sweepBatchPrices, sweepStalledBatch } from "../flows/batch_sweep.ts";
 import type { BatchStalledItem } from "../../../actors/business/batch.ts";
 import { BATCH_PRICES_DUE_OUTBOX, BATCH_STALLED_OUTBOX } from "../rules/batch.ts";
 import type { BatchPricesDueItem } from "../../../actors/business/batch_prices.ts";
+import { closeChat } from "../flows/chat.ts";
+import { CHAT_CLOSE_OUTBOX, type ChatCloseItem } from "../rules/chat.ts";
 
 /** The system, as wallet transactions and trails name it. */
 const BY = "system";
@@ -85,6 +88,11 @@ export function startBookingOutboxes(
     deps.runtime.handleOutbox(
       BATCH_PRICES_DUE_OUTBOX,
       (i) => sweepBatchPrices(deps, i.payload as BatchPricesDueItem),
+    ),
+    // spec: business 4.1, 8: an ended trip's chat told it is closed, so it refuses later posts.
+    deps.runtime.handleOutbox(
+      CHAT_CLOSE_OUTBOX,
+      (i) => closeChat(deps, i.payload as ChatCloseItem),
     ),
   ];
   return {

@@ -30,6 +30,20 @@ export const CHAT_KEY_CHARS_MAX = 120;
 
 export type ChatAuthor = "customer" | "driver";
 
+/**
+ * spec: business 4.1, 8: a trip that ended (cancelled, or completed) tells its chat in the same
+ * commit, so the chat itself refuses what comes after its close, whatever a post's sender read.
+ */
+export const CHAT_CLOSE_OUTBOX = "business_chat_close";
+
+/** What the chat is told of its trip's end: cancelled, or completed at (ms). */
+export interface ChatCloseItem {
+  readonly business_id: string;
+  readonly reference: string;
+  readonly cancelled: boolean;
+  readonly completed_at: number | null;
+}
+
 /** Why the chat no longer takes messages, or null while it is open. */
 export function chatClosedReason(
   t: { readonly status: string; readonly completed_at: number | null },
