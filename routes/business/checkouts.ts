@@ -20,6 +20,7 @@ import {
 import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
 import {
+  CHECKOUT_CART_BYTES_MAX,
   CHECKOUT_HOLD_MINUTES_DEFAULT,
   CHECKOUT_HOLD_MINUTES_MAX,
   CHECKOUT_STATUSES,
@@ -48,7 +49,9 @@ const OpenCheckoutRequest = z.object({
       "checkout (200, replayed); with other details 409 reference_conflict",
   }),
   cart: z.object({}).loose().optional().openapi({
-    description: "The cart as you describe it (items, totals): kept and answered, not priced",
+    description: "The cart as you describe it (items, totals): kept and answered, not priced; " +
+      `up to ${CHECKOUT_CART_BYTES_MAX} bytes of JSON (UTF-8), a larger one is refused ` +
+      "422 `too_large` naming the cart",
   }),
   pickup_address: Text(300),
   pickup_lat: Latitude.optional().openapi({ description: GEOCODED }),

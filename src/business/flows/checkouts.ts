@@ -17,8 +17,10 @@ import {
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
+import { tooLarge } from "../../runtime/too_large.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import {
+  CHECKOUT_CART_BYTES_MAX,
   CHECKOUT_HOLD_MINUTES_DEFAULT,
   checkoutAsOf,
   checkoutReference,
@@ -51,6 +53,7 @@ export async function openCheckout(
   input: OpenInput,
 ): Promise<CheckoutReply> {
   const r = input.request;
+  refuseLargeCart(r.cart);
   const [pickup, dest, ...stops] = await locatePlaces(deps, business, [
     r.pickup,
     r.dest,
@@ -86,6 +89,18 @@ export async function openCheckout(
       ...(key ? {} : { fresh: true }),
     }),
   );
+}
+
+/**
+ * A cart past its bound is refused naming the cart, before anything is located or priced: past it
+ * the checkout's whole record would be, and that refusal names a store record the caller never
+ * sent.
+ */
+function refuseLargeCart(cart: CheckoutRequest["cart"]): void {
+  if (!cart) return;
+  const size = new TextEncoder().encode(JSON.stringify(cart)).length;
+  if (size <= CHECKOUT_CART_BYTES_MAX) return;
+  throw new Refused(tooLarge("cart", size, CHECKOUT_CART_BYTES_MAX, "CHECKOUT_CART_BYTES_MAX"));
 }
 
 /** The goods fields that were declared (null ones left out), as the fare calculator takes them. */

@@ -10,6 +10,12 @@ import { sha256Hex } from "../../domain/secrets.ts";
 export const CHECKOUT_HOLD_MINUTES_DEFAULT = 30;
 /** A price is held at most this long: a cart left for a day is priced again. */
 export const CHECKOUT_HOLD_MINUTES_MAX = 24 * 60;
+/**
+ * A cart is kept as sent (UTF-8 bytes of its JSON) up to this: half of what one checkout's record
+ * holds (STATE_BYTES_MAX, 60,000), the rest for its places, price and goods; a shop's cart of a
+ * few hundred lines fits.
+ */
+export const CHECKOUT_CART_BYTES_MAX = 30_000;
 /** The expiry timer's name. */
 export const CHECKOUT_EXPIRY_TIMER = "checkout_expiry";
 /** The timer that hands a booking of the checkout stopped between its steps to the sweep. */
