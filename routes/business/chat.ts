@@ -9,6 +9,7 @@ import { poolDriver, poolDriverOf } from "../../src/business/driver_auth.ts";
 import {
   CHAT_MESSAGE_CHARS_MAX,
   CHAT_MESSAGES_PER_AUTHOR_MAX,
+  visibleMessage,
 } from "../../src/business/rules/chat.ts";
 import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -20,7 +21,10 @@ import { ChatAnswer, ChatMessageAnswer, chatMessageView, chatView } from "./answ
 
 const tag = "Order chat";
 const Reference = z.object({ reference: z.string().min(1).max(40) });
-const Message = PlainText(CHAT_MESSAGE_CHARS_MAX, { lines: true }).min(1);
+const Message = PlainText(CHAT_MESSAGE_CHARS_MAX, { lines: true }).min(1).refine(visibleMessage, {
+  message: "must hold a visible character: spaces and invisible characters (U+200B and the " +
+    "like) alone are an empty message",
+});
 // No bound or shape of its own: an absent, empty or overlong token is a wrong one, answered as an
 // unknown reference (404), so no answer tells a token's shape from a trip's (the body and the URL
 // have their own bounds).

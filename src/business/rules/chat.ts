@@ -31,6 +31,21 @@ export const CHAT_KEY_CHARS_MAX = 120;
 export type ChatAuthor = "customer" | "driver";
 
 /**
+ * Characters nobody sees: white space, format characters (zero-width space, joiners, the byte
+ * order mark, the soft hyphen), the combining grapheme joiner and the blank fillers (Hangul
+ * fillers, the braille blank).
+ */
+const INVISIBLE = /[\s\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u3164\uFFA0\u2800]/gu;
+
+/**
+ * spec: business 4.1, 8: a message of 1 to 1,000 characters says something: one of invisible
+ * characters only is as empty as "".
+ */
+export function visibleMessage(message: string): boolean {
+  return message.replace(INVISIBLE, "") !== "";
+}
+
+/**
  * spec: business 4.1, 8: a trip that ended (cancelled, or completed) tells its chat in the same
  * commit, so the chat itself refuses what comes after its close, whatever a post's sender read.
  */
