@@ -215,7 +215,8 @@ function credentialRoutes(api: Api): void {
     security,
     middleware: [business()],
     body: z.object({ current_password: z.string().min(1).max(200), new_password: Password }),
-    description: "Answers a new session for this device; its token is shown only in this answer.",
+    description: "The other devices' sessions are signed out; this device's stays signed in, " +
+      "its token (the one sent) answered again with its expiry.",
     response: StaffSessionAnswer,
     refusals: {
       signed_in_admin_only: "a key was sent: a person signed in is needed",
@@ -228,7 +229,9 @@ function credentialRoutes(api: Api): void {
   }, async (c, { body }) => {
     const { env, principal } = businessCall(c);
     const begin = (staffId: string) => beginPasswordCheck(env.loginThrottle, "staff", staffId);
-    return ok(c, await changePassword(env, principal, body, begin));
+    // This device's session, kept through the change (spec: business 4.3).
+    const token = c.req.header("X-Business-API-Key")?.trim() ?? "";
+    return ok(c, await changePassword(env, principal, { ...body, token }, begin));
   });
 }
 

@@ -38,6 +38,8 @@ export type Principal =
     readonly scopes: readonly Scope[];
     /** The epoch the session was checked under (a password change since signed it out). */
     readonly session_epoch: number;
+    /** The hash of the session's token: the session a password change it makes keeps (4.3). */
+    readonly session_hash: string;
     /**
      * The integration key's hash when the request arrived: a rotation the person sends replaces
      * that key only, so two sent at once are one (business 4.3).

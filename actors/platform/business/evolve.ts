@@ -1,7 +1,7 @@
 /** The business account's state after each of its events: applied, never decided again. */
 import { retire } from "../../../src/domain/credentials.ts";
 import { unreachable } from "../../../src/runtime/actor.ts";
-import type { BusinessEvent, BusinessState } from "./types.ts";
+import type { BusinessEvent, BusinessState, Staff } from "./types.ts";
 
 export function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
   if (event.kind === "business_created") return event.business;
@@ -45,11 +45,7 @@ export function evolve(state: BusinessState, event: BusinessEvent): BusinessStat
     case "password_changed":
       return {
         ...state,
-        staff: state.staff.map((s) =>
-          s.id === event.staff_id
-            ? { ...s, password_hash: event.password_hash, session_epoch: s.session_epoch + 1 }
-            : s
-        ),
+        staff: state.staff.map((s) => s.id === event.staff_id ? keptThrough(s, event) : s),
       };
     case "staff_changed":
       return {
@@ -62,4 +58,18 @@ export function evolve(state: BusinessState, event: BusinessEvent): BusinessStat
     default:
       return unreachable(event);
   }
+}
+
+/** A password change: sessions of earlier epochs signed out, but for the one it keeps. */
+function keptThrough(
+  s: Staff,
+  event: Extract<BusinessEvent, { kind: "password_changed" }>,
+): Staff {
+  const { kept_session: _, ...rest } = s;
+  return {
+    ...rest,
+    password_hash: event.password_hash,
+    session_epoch: s.session_epoch + 1,
+    ...(event.kept_session === undefined ? {} : { kept_session: event.kept_session }),
+  };
 }

@@ -6,7 +6,7 @@
 import { EMAIL_TAKEN, emailTakenMessage } from "../../../src/domain/emails.ts";
 import { reject } from "../../../src/runtime/actor.ts";
 import { ok, UNAUTHENTICATED } from "./accepted.ts";
-import type { Business, BusinessCommand, StaffChanges } from "./types.ts";
+import type { Business, BusinessCommand, Staff, StaffChanges } from "./types.ts";
 import { accessOf } from "./views.ts";
 
 type PeopleCommand = Extract<
@@ -47,6 +47,8 @@ export function decidePeople(state: Business, command: PeopleCommand, now: numbe
         kind: "password_changed",
         staff_id: command.staff_id,
         password_hash: command.password_hash,
+        // spec: business 4.3: other devices are signed out; the caller's stays in.
+        ...(command.kept_session === undefined ? {} : { kept_session: command.kept_session }),
         by: command.by,
       }]);
     }
@@ -104,12 +106,24 @@ function changeStaff(state: Business, command: Extract<BusinessCommand, { kind: 
   return ok([{ kind: "staff_changed", staff_id: staff.id, changes, by: command.by }]);
 }
 
+/**
+ * A session holds under the person's current epoch, or as the one the last password change kept
+ * (spec: business 4.3: other devices signed out), whatever epoch it opened under.
+ */
+function sessionHolds(
+  staff: Staff,
+  command: Extract<StaffSignInCommand, { kind: "authenticate_staff" }>,
+): boolean {
+  if (staff.session_epoch === command.session_epoch) return true;
+  return command.session_hash !== undefined && staff.kept_session === command.session_hash;
+}
+
 /** A person's sign-in: their login facts by e-mail, and whether a session still holds. */
 export function decideStaffSignIn(state: Business, command: StaffSignInCommand) {
   switch (command.kind) {
     case "authenticate_staff": {
       const staff = state.staff.find((s) => s.id === command.staff_id);
-      if (!staff || staff.session_epoch !== command.session_epoch) return UNAUTHENTICATED;
+      if (!staff || !sessionHolds(staff, command)) return UNAUTHENTICATED;
       return ok([], () => ({
         access: accessOf(state),
         principal: {

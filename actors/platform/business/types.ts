@@ -31,6 +31,11 @@ export interface Staff {
   readonly password_hash: string;
   /** Raised on a password change: sessions opened before it are signed out. */
   readonly session_epoch: number;
+  /**
+   * spec: business 4.3: the hash of the session token that made the last password change: it
+   * stays signed in through it ("other devices signed out"), whatever epoch it opened under.
+   */
+  readonly kept_session?: string;
   readonly created_at: number;
 }
 
@@ -131,12 +136,20 @@ export type BusinessCommand =
     password_hash: string;
     /** The session epoch the current password was checked under: the change holds only then. */
     session_epoch: number;
+    /** The hash of the caller's session token, kept signed in through the change (4.3). */
+    kept_session?: string;
     by: By;
   }
   | { kind: "change_staff"; staff_id: string; changes: StaffChanges; by: By }
   | { kind: "remove_staff"; staff_id: string; by: By }
   | { kind: "authenticate_key"; hash: string }
-  | { kind: "authenticate_staff"; staff_id: string; session_epoch: number }
+  | {
+    kind: "authenticate_staff";
+    staff_id: string;
+    session_epoch: number;
+    /** The session token's hash: the session a password change kept holds under any epoch. */
+    session_hash?: string;
+  }
   | { kind: "staff_for_login"; email: string }
   | { kind: "get" };
 
@@ -152,7 +165,14 @@ export type BusinessEvent =
   | { kind: "partner_key_issued"; key: PartnerKey; by: By }
   | { kind: "partner_key_revoked"; id: string; at: number; by: By }
   | { kind: "staff_added"; staff: Staff; by: By }
-  | { kind: "password_changed"; staff_id: string; password_hash: string; by: By }
+  | {
+    kind: "password_changed";
+    staff_id: string;
+    password_hash: string;
+    /** The session kept signed in through the change (absent: none, as before 4.3's rule). */
+    kept_session?: string;
+    by: By;
+  }
   | { kind: "staff_changed"; staff_id: string; changes: StaffChanges; by: By }
   | { kind: "staff_removed"; staff_id: string; email: string; by: By };
 

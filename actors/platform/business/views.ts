@@ -74,7 +74,7 @@ export function logged(e: BusinessEvent): unknown {
           api_key: keyMention(business.api_key),
           legacy_api_key: business.legacy_api_key && keyMention(business.legacy_api_key),
           partner_keys: business.partner_keys.map(partnerKeyMention),
-          staff: business.staff.map(withoutPassword),
+          staff: business.staff.map(personMention),
           webhook_secret: secretMention(webhook_secret),
         },
       };
@@ -87,7 +87,7 @@ export function logged(e: BusinessEvent): unknown {
     case "staff_added":
       return { ...e, staff: withoutPassword(e.staff) };
     case "password_changed":
-      return withoutPassword(e);
+      return personMention(e);
     case "webhook_secret_rotated":
       return { ...e, secret: secretMention(e.secret) };
     case "webhook_seals_bound":
@@ -173,4 +173,10 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
 export function asBusiness(reply: BusinessReply): Business {
   if (!reply || !("profile" in reply)) throw new Error("expected the business in the reply");
   return reply;
+}
+
+/** A person, or their password change, as the log and the bus say of it: no password, no session. */
+function personMention<T extends { password_hash: unknown; kept_session?: string }>(person: T) {
+  const { kept_session: _, ...rest } = withoutPassword(person);
+  return rest;
 }

@@ -112,6 +112,7 @@ async function staffPrincipal(
     kind: "authenticate_staff",
     staff_id: s.user_id,
     session_epoch: s.session_epoch,
+    session_hash: hash,
   });
   refuseIfNotNow(r);
   if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused();
@@ -141,6 +142,7 @@ function fromAuthenticated(
         role: a.role,
         scopes: staffScopes(a.role),
         session_epoch: a.session_epoch,
+        session_hash: hash,
         api_key_hash: a.api_key_hash,
         webhook_key_id: a.webhook_key_id,
       };

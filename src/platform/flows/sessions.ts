@@ -6,7 +6,7 @@ import { type Session, SESSION_TENANT, sessionActor } from "../../../actors/plat
 import type { Deps } from "../../environment.ts";
 import { SESSION_TTL_MS } from "../../limits.ts";
 import { hashSecret, newSecret } from "../../domain/secrets.ts";
-import { orRefuse } from "../../runtime/actor.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
 
 /** A session just opened: its token, shown this once, and when it expires. */
 export interface OpenedSession {
@@ -50,4 +50,16 @@ export async function closeSession(
       kind: "close",
     }, { requestId: deps.requestId }),
   );
+}
+
+/** When the session of a token's hash expires (ISO 8601); refused once it is signed out. */
+export async function sessionExpiry(
+  deps: Pick<Deps, "runtime">,
+  hash: string,
+): Promise<string> {
+  const s = orRefuse(
+    await deps.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" }),
+  );
+  if (!s) refuse("unauthenticated", "session expired or signed out");
+  return new Date(s.expires_at).toISOString();
 }

@@ -10,7 +10,7 @@ import type { Deps } from "../../environment.ts";
 import { invalidFields, NOT_NOW_CODES, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { type BusinessPrincipal, principalName, STAFF_TOKEN_PREFIX } from "../identity.ts";
 import { businessOf } from "./businesses.ts";
-import { type OpenedSession, openSession, type SignInAttempt } from "./sessions.ts";
+import { type OpenedSession, openSession, sessionExpiry, type SignInAttempt } from "./sessions.ts";
 
 type SessionDeps = Pick<Deps, "name" | "runtime" | "clock" | "requestId" | "passwordIterations">;
 
@@ -53,13 +53,17 @@ export async function signIn(
 
 /**
  * The signed-in person changes their password: the current one must match (guesses wait, per
- * person: `begin` with their id), a weak one is refused, and the sessions they hold end. Answers
- * a new session for this device.
+ * person: `begin` with their id), a weak one is refused, and the other sessions they hold end.
+ * This device's session (`token`, the one the caller sent) stays signed in: answered again.
  */
 export async function changePassword(
   deps: SessionDeps,
   caller: BusinessPrincipal,
-  input: { readonly current_password: string; readonly new_password: string },
+  input: {
+    readonly current_password: string;
+    readonly new_password: string;
+    readonly token: string;
+  },
   begin: (staffId: string) => SignInAttempt | Promise<SignInAttempt>,
 ): Promise<OpenedSession> {
   if (caller.kind !== "staff") {
@@ -97,10 +101,13 @@ export async function changePassword(
       password_hash: await hashPassword(input.new_password, deps.passwordIterations),
       // Only under the epoch the current password was checked in (a change meanwhile: 401).
       session_epoch: me.session_epoch,
+      // spec: business 4.3: other devices signed out, this one kept, in the change's own commit
+      // (no step after it can leave the caller signed out).
+      kept_session: caller.session_hash,
       by: principalName(caller),
     }, { requestId: deps.requestId }),
   );
-  return await staffSession(deps, b.id, me.id, me.session_epoch + 1);
+  return { token: input.token, expires_at: await sessionExpiry(deps, caller.session_hash) };
 }
 
 function staffSession(

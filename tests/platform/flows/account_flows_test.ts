@@ -24,14 +24,14 @@ import {
 
 /** Whether the session of `token` is open and its person still signs in with it. */
 async function signedIn(deps: PlatformDeps, token: string): Promise<boolean> {
-  const s = await deps.runtime.read(sessionActor, SESSION_TENANT, await hashSecret(token), {
-    kind: "check",
-  });
+  const hash = await hashSecret(token);
+  const s = await deps.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
   if (!s.ok || !s.reply) return false;
   const r = await deps.runtime.read(businessActor, s.reply.business_id, s.reply.business_id, {
     kind: "authenticate_staff",
     staff_id: s.reply.user_id,
     session_epoch: s.reply.session_epoch,
+    session_hash: hash,
   });
   return r.ok;
 }
@@ -68,7 +68,7 @@ Deno.test("signIn: the sandbox refuses portal sign-in before anything is counted
     assert.equal(begun, false);
   }, "sandbox"));
 
-Deno.test("changePassword: a person signed in only; the current password must match, a weak one is refused; other sessions end", () =>
+Deno.test("changePassword: a person signed in only; the current password must match, a weak one is refused; other sessions end, the caller's stays", () =>
   withPlatform(async (deps) => {
     const { created, business } = await newBusiness(deps);
     const begin = () => countedAttempt();
@@ -77,16 +77,18 @@ Deno.test("changePassword: a person signed in only; the current password must ma
       changePassword(deps, keyCaller(business), {
         current_password: created.owner.password,
         new_password: strong,
+        token: "",
       }, begin),
       refusedAs("signed_in_admin_only"),
     );
-    const owner = staffCaller(business);
+    const mine = await signIn(deps, created.owner, begin);
+    const owner = { ...staffCaller(business), session_hash: await hashSecret(mine.token) };
     const wrong = countedAttempt();
     await assert.rejects(
       changePassword(
         deps,
         owner,
-        { current_password: "not it", new_password: strong },
+        { current_password: "not it", new_password: strong, token: mine.token },
         () => wrong,
       ),
       refusedAs("validation_failed", (r) => r.message.includes("current_password")),
@@ -96,16 +98,20 @@ Deno.test("changePassword: a person signed in only; the current password must ma
       changePassword(deps, owner, {
         current_password: created.owner.password,
         new_password: "password123",
+        token: mine.token,
       }, begin),
       refusedAs("validation_failed", (r) => r.message.includes("new_password")),
     );
     const other = await signIn(deps, created.owner, begin);
-    const fresh = await changePassword(deps, owner, {
+    const kept = await changePassword(deps, owner, {
       current_password: created.owner.password,
       new_password: strong,
+      token: mine.token,
     }, begin);
     assert.equal(await signedIn(deps, other.token), false, "the other device is signed out");
-    assert.ok(await signedIn(deps, fresh.token));
+    // spec: business 4.3: "other devices": the caller's own session stays, its token answered.
+    assert.equal(kept.token, mine.token);
+    assert.ok(await signedIn(deps, mine.token));
   }));
 
 Deno.test("people: invited within the plan, e-mail once; the owner keeps role and place, only they change their name", () =>

@@ -97,6 +97,7 @@ export function staffCaller(b: Business, staffId?: string): StaffPrincipal {
     role: s.role as PortalRole,
     scopes: [],
     session_epoch: s.session_epoch,
+    session_hash: `session-of-${s.id}`,
     api_key_hash: b.api_key.hash,
     webhook_key_id: b.webhook_secret.key_id,
   };
