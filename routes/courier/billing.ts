@@ -138,7 +138,10 @@ export function billingRoutes(api: Api): void {
       not_credit: "the client settles prepaid: it is topped up",
       external_settlement: "the courier settles the client in its own accounting system",
       currency_mismatch: "not the billing currency, nor a currency the client owes in",
-      invoice_not_open: "an allocation names no open invoice in the payment's currency",
+      not_found: "the client does not exist, or is not the caller's; an allocation names an " +
+        "invoice the client does not hold (another client's, as one nobody holds)",
+      invoice_not_open: "an allocation names an invoice of the client's that is not open in " +
+        "the payment's currency",
       duplicate_allocation: "an invoice is allocated twice",
       allocation_exceeds_invoice: "an allocation is above the invoice's balance",
       allocations_exceed_payment: "the allocations add up to more than the payment",

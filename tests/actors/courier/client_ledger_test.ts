@@ -173,10 +173,11 @@ Deno.test("client ledger: allocations name open invoices of the currency, once, 
   const issued = h.must({ kind: "issue_invoice", period: "2026-10", by: "test" });
   const invoice = h.state!.ledger.invoices[0]!;
   assert.ok(issued.events.length === 1 && invoice.amount_minor === 10_000);
+  // An invoice the client does not hold (another client's too) is one nobody holds.
   h.refused(
     pay(100, { allocations: [{ invoice_id: "inv_none", amount_minor: 100 }] }),
-    "invoice_not_open",
-    "allocations.0.invoice_id: no open BWP invoice: inv_none",
+    "not_found",
+    "allocations.0.invoice_id: no such invoice: inv_none",
   );
   h.refused(
     pay(200, {

@@ -466,7 +466,11 @@ async function payment(r: Run, m: Model, c: Extract<Command, { k: "payment" }>):
   }
   if (c.allocation && target) {
     const inv = target.inv;
-    const code = !inv || inv.amount - inv.paid <= 0
+    // An invoice the client does not hold answers as one nobody holds (404), as another
+    // client's does; one of its own that is settled is not open (422).
+    const code = !inv
+      ? "not_found"
+      : inv.amount - inv.paid <= 0
       ? "invoice_not_open"
       : c.allocation.amount > inv.amount - inv.paid
       ? "allocation_exceeds_invoice"
@@ -474,7 +478,7 @@ async function payment(r: Run, m: Model, c: Extract<Command, { k: "payment" }>):
       ? "allocations_exceed_payment"
       : null;
     if (code) {
-      assert.equal(a.status, 422, JSON.stringify(a.body));
+      assert.equal(a.status, code === "not_found" ? 404 : 422, JSON.stringify(a.body));
       assert.equal(a.body.code, code);
       return;
     }

@@ -21,7 +21,13 @@ export function allocate(
   );
   const applied = new Map<string, number>();
   let requestedTotal = 0;
+  const held = new Set(invoices.map((i) => i.id));
   for (const [i, r] of requested.entries()) {
+    // An invoice the client does not hold (another client's or courier's, or none) answers as an
+    // id nobody holds: nobody learns it exists (courier 5 rule 4: own billing only).
+    if (!held.has(r.invoice_id)) {
+      return refuse("not_found", `allocations.${i}.invoice_id: no such invoice: ${r.invoice_id}`);
+    }
     const inv = open.get(r.invoice_id);
     if (!inv) {
       return refuse(

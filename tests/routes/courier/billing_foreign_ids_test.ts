@@ -1,0 +1,78 @@
+/**
+ * Courier billing (courier 4.2): an id a billing body names that is another client's or another
+ * courier's answers 404 not_found, exactly as an id nobody holds, and changes nothing.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { billingAction as act, newClient, postCharge as charge } from "../../helpers/courier.ts";
+import { CREDIT, invoice, ready, view } from "./billing_fixtures.ts";
+
+Deno.test("billing: a payment allocated to another client's or courier's invoice answers 404 as an unknown one, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [other, theirs] = await ready(t);
+    const neighbour = await newClient(t, courier, CREDIT);
+    const invoiceOf = async (c: typeof courier, cl: typeof client, reference: string) => {
+      await charge(t, c, cl, { reference });
+      const issued = await invoice(t, c, cl, "2026-11");
+      assert.equal(issued.status, 201, JSON.stringify(issued.body));
+      return issued.body.data.invoices[0].id as string;
+    };
+    const mine = await invoiceOf(courier, client, "CUS-MINE");
+    const neighbours = await invoiceOf(courier, neighbour, "CUS-NEIGHBOUR");
+    const strangers = await invoiceOf(other, theirs, "CUS-STRANGER");
+    const before = await view(t, courier, client);
+
+    const answers = [];
+    for (const id of [neighbours, strangers, "inv_nobody_holds_this"]) {
+      const r = await act(t, courier, client, "payment", {
+        amount: "10.00",
+        currency: "BWP",
+        reference: `EFT-${id}`,
+        allocations: [{ invoice_id: id, amount: "10.00" }],
+      });
+      assert.equal(r.status, 404, `${id}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "not_found");
+      answers.push(r.body.message.replace(id, "<id>"));
+    }
+    assert.equal(new Set(answers).size, 1, `one answer for all: ${answers.join(" | ")}`);
+    assert.deepEqual(await view(t, courier, client), before, "nothing changed");
+    for (const [c, cl] of [[courier, neighbour], [other, theirs]] as const) {
+      assert.equal((await view(t, c, cl)).invoices[0].status, "open");
+    }
+    // The client's own invoice is still allocated, and one it holds in another state stays 422.
+    const paid = await act(t, courier, client, "payment", {
+      amount: "75.00",
+      currency: "BWP",
+      reference: "EFT-MINE",
+      allocations: [{ invoice_id: mine, amount: "75.00" }],
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    const settled = await act(t, courier, client, "payment", {
+      amount: "1.00",
+      currency: "BWP",
+      reference: "EFT-MINE-AGAIN",
+      allocations: [{ invoice_id: mine, amount: "1.00" }],
+    });
+    assert.equal(settled.status, 422, JSON.stringify(settled.body));
+    assert.equal(settled.body.code, "invoice_not_open");
+  }));
+
+Deno.test("billing: a note on another client's entry answers 404 as an unknown entry, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const neighbour = await newClient(t, courier, CREDIT);
+    await charge(t, courier, neighbour, { reference: "CUS-NEIGHBOUR" });
+    const before = await view(t, courier, client);
+    for (const entry_reference of ["CUS-NEIGHBOUR", "CUS-NOBODY"]) {
+      const r = await act(t, courier, client, "correct", {
+        entry_reference,
+        amount: "-1.00",
+        reason: "goodwill",
+      });
+      assert.equal(r.status, 404, `${entry_reference}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "not_found");
+    }
+    assert.deepEqual(await view(t, courier, client), before);
+    assert.equal((await view(t, courier, neighbour)).balances.owed, 75);
+  }));
