@@ -236,7 +236,9 @@ export function billingRoutes(api: Api): void {
     response: PostingAnswer,
     refusals: {
       validation_failed: "neither an evidence_file nor an evidence text",
-      cod_not_collected: "no COD of the waybill awaits remittance",
+      not_found: "the client does not exist, or is not the caller's; the waybill is not a " +
+        "shipment of the client's (another client's, as one nobody holds)",
+      cod_not_collected: "no COD of the client's shipment awaits remittance",
       evidence_file_too_large: "the evidence file is larger than an evidence file may be",
       ...TOO_LARGE,
     },

@@ -159,9 +159,10 @@ Deno.test("billing flows: remitted COD needs evidence; a slip for COD that await
     const a = await account(t);
     const bytes = new TextEncoder().encode("remittance slip 42");
     const file = { name: "slip.txt", content_type: "text/plain", bytes };
+    // WB1 is no shipment of the client's: it answers as one nobody holds (courier 5 rule 4).
     await refused(
       remitCod(t.env, a.caller, a.client, { waybill: "WB1", file }),
-      "cod_not_collected",
+      "not_found",
     );
     assert.equal(await readEvidence(t.env.runtime, a.caller.courier, sha256Hex(bytes)), null);
     await must(t, a.caller.courier, a.client, {

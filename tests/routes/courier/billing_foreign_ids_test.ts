@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { billingAction as act, newClient, postCharge as charge } from "../../helpers/courier.ts";
-import { CREDIT, invoice, ready, view } from "./billing_fixtures.ts";
+import { book, CREDIT, invoice, ready, view } from "./billing_fixtures.ts";
 
 Deno.test("billing: a payment allocated to another client's or courier's invoice answers 404 as an unknown one, and changes nothing", () =>
   withTestEnv(async (t) => {
@@ -76,3 +76,47 @@ Deno.test("billing: a note on another client's entry answers 404 as an unknown e
     assert.deepEqual(await view(t, courier, client), before);
     assert.equal((await view(t, courier, neighbour)).balances.owed, 75);
   }));
+
+Deno.test("billing: cod-remitted naming another client's or courier's waybill answers 404 as an unknown one, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const neighbour = await newClient(t, courier, CREDIT);
+    const [other, theirs] = await ready(t);
+    const collected = async (c: typeof courier, cl: typeof client) => {
+      const waybill = await book(t, cl);
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+        key: c.business.api_key,
+        body: { amount: "30.00", currency: "BWP" },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return waybill;
+    };
+    const neighbours = await collected(courier, neighbour);
+    const strangers = await collected(other, theirs);
+    const mine = await book(t, client);
+    const before = await view(t, courier, client);
+
+    for (const waybill of [neighbours, strangers, "WB-NOBODY-HOLDS"]) {
+      for (const body of [{ waybill, evidence: "bank line 1" }, slipForm(waybill)]) {
+        const r = await act(t, courier, client, "cod-remitted", body);
+        assert.equal(r.status, 404, `${waybill}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, "not_found");
+      }
+    }
+    assert.deepEqual(await view(t, courier, client), before, "nothing changed");
+    assert.equal((await view(t, courier, neighbour)).cod_awaiting_remittance.length, 1);
+    assert.equal((await view(t, other, theirs)).cod_awaiting_remittance.length, 1);
+    // The client's own shipment with no COD awaiting is still refused as such.
+    const none = await act(t, courier, client, "cod-remitted", { waybill: mine, evidence: "x" });
+    assert.equal(none.status, 422, JSON.stringify(none.body));
+    assert.equal(none.body.code, "cod_not_collected");
+  }));
+
+/** A cod-remitted form with a remittance slip file. */
+function slipForm(waybill: string): FormData {
+  const f = new FormData();
+  f.set("waybill", waybill);
+  const slip = new TextEncoder().encode(`%PDF-1.4 slip ${waybill}`);
+  f.set("evidence_file", new File([slip], "slip.pdf", { type: "application/pdf" }));
+  return f;
+}

@@ -140,8 +140,10 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
       waybill: "WB-OTHER",
       evidence: "s3://slips/2.pdf",
     });
-    assert.equal(missing.body.code, "cod_not_collected");
-    assert.match(missing.body.message, /^waybill: /);
+    // No shipment of the client's: answered as a waybill nobody holds (courier 5 rule 4).
+    assert.equal(missing.status, 404, JSON.stringify(missing.body));
+    assert.equal(missing.body.code, "not_found");
+    assert.match(missing.body.message, /WB-OTHER/);
     // Typed in lower case, as people type waybills: the same waybill.
     const remitted = await act(t, courier, client, "cod-remitted", {
       waybill: " wb-cod-1 ",

@@ -158,10 +158,11 @@ Deno.test("billing: cod-remitted takes the remittance slip as an evidence file, 
         headers: { "X-Business-API-Key": key },
       });
 
-    // Refused: no COD awaits this waybill, or no evidence at all; no file is kept for either.
+    // Refused: a waybill that is no shipment of the client's (404, as one nobody holds), or no
+    // evidence at all; no file is kept for either.
     const none = await act(t, courier, client, "cod-remitted", form("WB-NOT-COLLECTED"));
-    assert.equal(none.status, 422, JSON.stringify(none.body));
-    assert.equal(none.body.code, "cod_not_collected");
+    assert.equal(none.status, 404, JSON.stringify(none.body));
+    assert.equal(none.body.code, "not_found");
     const bare = await act(t, courier, client, "cod-remitted", form("WB-COD-F", false));
     assert.equal(bare.status, 422, JSON.stringify(bare.body));
     assert.equal(bare.body.code, "validation_failed");

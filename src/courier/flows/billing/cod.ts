@@ -8,7 +8,7 @@ import type { CodAwaiting } from "../../rules/ledger.ts";
 import { formatMinor } from "../../../domain/money.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { Deps } from "../../../environment.ts";
-import { shipmentIn } from "../shipments.ts";
+import { clientShipmentIn, shipmentIn } from "../shipments.ts";
 import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
 import {
   type Answered,
@@ -68,9 +68,10 @@ export interface RemittanceInput {
 }
 
 /**
- * Confirms the COD of a waybill remitted, once per waybill. A file is kept content-addressed
- * (the entry's evidence is `file:sha256:<hex>`); a remittance the account refuses keeps none, so
- * the account is asked first.
+ * Confirms the COD of a waybill remitted, once per waybill; a waybill not the client's shipment
+ * is Refused `not_found`. A file is kept content-addressed (the entry's evidence is
+ * `file:sha256:<hex>`); a remittance the account refuses keeps none, so the account is asked
+ * first.
  */
 export async function remitCod(
   deps: Pick<Deps, "runtime">,
@@ -85,7 +86,19 @@ export async function remitCod(
       waybill: input.waybill,
       evidence_path: evidence,
       by: caller.by,
-    }, entryAsk(`cod.remitted:${input.waybill}`));
+    }, entryAsk(`cod.remitted:${input.waybill}`)).catch((e) => notTheClients(e));
+  // No COD of the waybill awaits: a waybill that is not the client's shipment (another client's,
+  // another courier's, or none) answers as one nobody holds (courier 5 rule 4: own billing).
+  const notTheClients = async (e: unknown): Promise<never> => {
+    if (e instanceof Refused && e.rejection.code === "cod_not_collected") {
+      await clientShipmentIn(runtime, {
+        tenant: caller.courier,
+        clientId: client,
+        waybill: input.waybill,
+      });
+    }
+    throw e;
+  };
   // spec: courier 4.2: cod-remitted takes the waybill and an evidence file.
   let evidence = input.evidence;
   if (input.file) {
