@@ -4,6 +4,13 @@
  * client owes only once the courier confirms it was remitted, with evidence.
  */
 import { entryAsk } from "../../../../actors/courier/client_ledger.ts";
+import {
+  type CourierClient,
+  courierClientActor,
+  type CourierClientCommand,
+} from "../../../../actors/courier/courier_client.ts";
+import { newId } from "../../../runtime/ids.ts";
+import { sha256Hex } from "../../../domain/secrets.ts";
 import type { CodAwaiting } from "../../rules/ledger.ts";
 import { formatMinor } from "../../../domain/money.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
@@ -80,13 +87,15 @@ export async function remitCod(
   input: RemittanceInput,
 ): Promise<Answered> {
   const { runtime } = deps;
+  const remittance = (evidence: string) => ({
+    kind: "cod_remitted" as const,
+    waybill: input.waybill,
+    evidence_path: evidence,
+    by: caller.by,
+  });
+  const key = entryAsk(`cod.remitted:${input.waybill}`);
   const ask = (evidence: string) =>
-    askAccount(runtime, caller.courier, client, {
-      kind: "cod_remitted",
-      waybill: input.waybill,
-      evidence_path: evidence,
-      by: caller.by,
-    }, entryAsk(`cod.remitted:${input.waybill}`)).catch((e) => notTheClients(e));
+    askAccount(runtime, caller.courier, client, remittance(evidence), key).catch(notTheClients);
   // No COD of the waybill awaits: a waybill that is not the client's shipment (another client's,
   // another courier's, or none) answers as one nobody holds (courier 5 rule 4: own billing).
   const notTheClients = async (e: unknown): Promise<never> => {
@@ -105,6 +114,9 @@ export async function remitCod(
     const account = await readAccount(runtime, caller.courier, client);
     // No COD awaits: the remittance made before answers, or the refusal does.
     if (!account.ledger.cod.some((x) => x.waybill === input.waybill)) return await ask("");
+    // Bad input changes nothing: what the account would refuse now keeps no file.
+    const named = `file:sha256:${sha256Hex(input.file.bytes)}`;
+    refuseAsAccountWould(account, remittance(named), runtime.clock.now());
     const stored = await storeEvidence(runtime, caller.courier, input.file, caller.by);
     if (!stored.ok) throw new Refused(stored);
     evidence = `file:sha256:${stored.value.sha256}`;
@@ -116,4 +128,18 @@ export async function remitCod(
     );
   }
   return await ask(evidence);
+}
+
+/**
+ * Throws the refusal the account would answer `command` with on its committed state (its own
+ * pure decide): asked before a file is kept, so a refused remittance keeps none. Only a change
+ * between this and the ask (the same waybill remitted at once) can refuse it after.
+ */
+function refuseAsAccountWould(
+  account: CourierClient,
+  command: CourierClientCommand,
+  now: number,
+): void {
+  const d = courierClientActor.decide(account, command, { now, newId });
+  if (!d.ok) throw new Refused(d);
 }
