@@ -17,7 +17,8 @@ import {
   stopAnswer,
   type StopChange,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { orRefuse, refuse } from "../../../runtime/actor.ts";
+import { orRefuse, refuse, Refused } from "../../../runtime/actor.ts";
+import { newId } from "../../../runtime/ids.ts";
 import { canonicalJson, sha256Hex } from "../../../domain/secrets.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 
@@ -112,13 +113,41 @@ export async function changeRun(
   const reply = orRefuse(r);
   const first = "request" in reply ? reply.request : undefined;
   // A reply kept before requests were named answers as the replay it was taken for.
-  if (r.ok && r.replayed && digest && first !== undefined && first !== digest) {
-    refuse(
-      "idempotency_key_reused",
-      `idempotency_key already used on run ${runId} for another request`,
-    );
-  }
+  if (r.ok && r.replayed && digest && first !== undefined && first !== digest) keyReused(runId);
   return reply;
+}
+
+function keyReused(runId: string): never {
+  return refuse(
+    "idempotency_key_reused",
+    `idempotency_key already used on run ${runId} for another request`,
+  );
+}
+
+/**
+ * Throws what asking the run for `change` under `key` would be refused with now, decided on the
+ * run as read by its own pure decide: for a change that keeps something before it is asked (an
+ * expense's receipt), so that a refused request keeps nothing (bad input changes nothing). A
+ * replay of the same request refuses nothing.
+ */
+export async function refuseAsRunWould(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  o: { change: RunChange; key: string; request: Readonly<Record<string, unknown>> },
+): Promise<void> {
+  const digest = requestDigest(o.request);
+  const kept = await deps.runtime.replyUnder(networkRunActor, run.id, `run:${run.id}:${o.key}`);
+  if (kept !== null) {
+    const reply = kept.reply;
+    const first = reply && "request" in reply ? reply.request : undefined;
+    if (first !== undefined && first !== digest) keyReused(run.id);
+    return;
+  }
+  const keyed = { kind: "keyed", request: digest, change: o.change } as const;
+  const ctx = { now: deps.runtime.clock.now(), newId };
+  const d = networkRunActor.decide(run, asCaller(caller, keyed), ctx);
+  if (!d.ok) throw new Refused(d);
 }
 
 /**

@@ -13,10 +13,11 @@ import { courierClientActor } from "../../../../actors/courier/courier_client.ts
 import { driverActor } from "../../../../actors/platform/driver.ts";
 import { foundOrNull, refuse } from "../../../runtime/actor.ts";
 import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
+import { sha256Hex } from "../../../domain/secrets.ts";
 import { derivedId, newId } from "../../../runtime/ids.ts";
 import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
 import { shipmentIn } from "../shipments.ts";
-import { askRun, readRun, runFor } from "./ask.ts";
+import { askRun, readRun, refuseAsRunWould, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow } from "./follow_ups.ts";
 import { runLoadOf } from "./loads.ts";
@@ -209,19 +210,22 @@ export async function recordExpense(
   runId: string,
   input: ExpenseInput,
 ): Promise<NetworkRun> {
-  await runFor(deps, caller, runId);
-  const stored = await storeEvidence(deps.runtime, caller.tenant, input.receipt, caller.by);
-  if (!stored.ok) refuse(stored.code, stored.message);
+  const run = await runFor(deps, caller, runId);
   const { key, amount_minor, currency, note } = input;
+  const sha256 = sha256Hex(input.receipt.bytes);
   const command = {
     kind: "expense",
     key,
     amount_minor,
     currency,
-    receipt: `file:sha256:${stored.value.sha256}`,
+    receipt: `file:sha256:${sha256}`,
     note: note === null ? null : note.slice(0, 500),
     by: caller.by,
   } as const;
-  const request = { amount_minor, currency, receipt: stored.value.sha256, note };
+  const request = { amount_minor, currency, receipt: sha256, note };
+  // A refused expense keeps no receipt: what the run would refuse is thrown before it is kept.
+  await refuseAsRunWould(deps, caller, run, { change: command, key: `expense:${key}`, request });
+  const stored = await storeEvidence(deps.runtime, caller.tenant, input.receipt, caller.by);
+  if (!stored.ok) refuse(stored.code, stored.message);
   return (await askRun(deps, caller, runId, command, `expense:${key}`, request)).run;
 }
