@@ -193,7 +193,8 @@ export function billingRoutes(api: Api): void {
       "issues a note",
     response: PostingAnswer,
     refusals: {
-      validation_failed: "a bad Idempotency-Key header",
+      validation_failed: "a bad Idempotency-Key header; an evidence text `file:sha256:<hex>` " +
+        "names no evidence file of the courier's",
       not_found: "the client has no ledger entry by that entry_reference",
       reference_conflict: "entries of several kinds hold entry_reference (name one with " +
         "entry_kind); the reference or Idempotency-Key was booked before with other figures",
@@ -235,7 +236,8 @@ export function billingRoutes(api: Api): void {
     replay: "The same waybill",
     response: PostingAnswer,
     refusals: {
-      validation_failed: "neither an evidence_file nor an evidence text",
+      validation_failed: "neither an evidence_file nor an evidence text; an evidence text " +
+        "`file:sha256:<hex>` names no evidence file of the courier's",
       not_found: "the client does not exist, or is not the caller's; the waybill is not a " +
         "shipment of the client's (another client's, as one nobody holds)",
       cod_not_collected: "no COD of the client's shipment awaits remittance",

@@ -16,7 +16,7 @@ import { formatMinor } from "../../../domain/money.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { Deps } from "../../../environment.ts";
 import { clientShipmentIn, shipmentIn } from "../shipments.ts";
-import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
+import { type EvidenceUpload, namedEvidence, storeEvidence } from "../evidence.ts";
 import {
   type Answered,
   askAccount,
@@ -127,6 +127,8 @@ export async function remitCod(
       "remitted COD needs evidence: an evidence_file upload or an evidence text",
     );
   }
+  // spec: courier 2.6 evidence_path: a text naming a file names one the courier holds.
+  if (!input.file) await namedEvidence(runtime, caller.courier, evidence, "evidence");
   return await ask(evidence);
 }
 

@@ -31,6 +31,7 @@ import type { AskOptions, AskResult } from "../../../runtime/runtime.ts";
 import type { Deps } from "../../../environment.ts";
 import { type Answered, assertSameFacts, type BillingCaller, minorOf } from "./account.ts";
 import type { EntryKind } from "../../rules/ledger.ts";
+import { namedEvidence } from "../evidence.ts";
 
 /** What a note sent without a reference is kept under, before its Idempotency-Key. */
 export const NOTE_KEY_PREFIX = "key:";
@@ -246,6 +247,10 @@ export async function correctEntry(
   key: string | null,
 ): Promise<Answered> {
   const named = input.reference ?? (key === null ? null : `${NOTE_KEY_PREFIX}${key}`);
+  // spec: courier 2.6 evidence_path: a text naming a file names one the courier holds.
+  if (input.evidence !== undefined) {
+    await namedEvidence(deps.runtime, caller.courier, input.evidence, "evidence");
+  }
   const r = await bookNote(
     deps,
     caller.courier,
