@@ -1,10 +1,16 @@
 /**
  * Courier billing (courier 4.2): an id a billing body names that is another client's or another
- * courier's answers 404 not_found, exactly as an id nobody holds, and changes nothing.
+ * courier's answers 404 not_found, exactly as an id nobody holds, and changes nothing; its
+ * evidence files are read by the courier only.
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { billingAction as act, newClient, postCharge as charge } from "../../helpers/courier.ts";
+import {
+  billingAction as act,
+  clientKey,
+  newClient,
+  postCharge as charge,
+} from "../../helpers/courier.ts";
 import { book, CREDIT, invoice, ready, view } from "./billing_fixtures.ts";
 
 Deno.test("billing: a payment allocated to another client's or courier's invoice answers 404 as an unknown one, and changes nothing", () =>
@@ -120,3 +126,26 @@ function slipForm(waybill: string): FormData {
   f.set("evidence_file", new File([slip], "slip.pdf", { type: "application/pdf" }));
   return f;
 }
+
+Deno.test("billing evidence: a client's credentials never read the courier's evidence files, its own slip neither", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    const cod = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+      key: courier.business.api_key,
+      body: { amount: "30.00", currency: "BWP" },
+    });
+    assert.equal(cod.status, 201, JSON.stringify(cod.body));
+    const remitted = await act(t, courier, client, "cod-remitted", slipForm(waybill));
+    assert.equal(remitted.status, 201, JSON.stringify(remitted.body));
+    const path = `/api/business/courier/billing/evidence/${
+      remitted.body.data.entry.evidence_path.slice("file:sha256:".length)
+    }`;
+    const read = (headers: Record<string, string>) => t.app.request(path, { headers });
+    assert.equal((await read({ "X-Business-API-Key": courier.business.api_key })).status, 200);
+    // spec: courier 5: the route is the courier's (billing:view-own on X-Business-API-Key); a
+    // client's key, sent as either header, is no credential of the courier's.
+    const key = clientKey(client)["X-Client-API-Key"]!;
+    assert.equal((await read({ "X-Client-API-Key": key })).status, 401);
+    assert.equal((await read({ "X-Business-API-Key": key })).status, 401);
+  }));
