@@ -114,7 +114,9 @@ export const BookRequest = z.object({
   vehicle_type_id: z.number().int().min(1).max(1_000_000).optional(),
   external_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional(),
   scheduled_at: Text(40).optional().openapi({
-    description: "ISO 8601; without an offset read as UTC+2. Past: refused; within 10 minutes: now",
+    description: "ISO 8601 (`YYYY-MM-DDTHH:MM[:SS]` then Z, an offset or none); without an " +
+      "offset read as UTC+2. Another format, or a day or time that does not exist, is refused " +
+      "422 naming it. Past: refused; within 10 minutes: now",
   }),
   prep_minutes: z.number().int().min(0).max(24 * 60).optional(),
   handover_required: z.boolean().optional(),

@@ -74,19 +74,46 @@ export type Schedule =
   | { readonly ok: false; readonly message: string };
 
 /**
- * spec: business 2.1, 3.1: scheduled_at with an offset, or read as UTC+2 without one; in the past
- * refused; within 10 minutes dispatched now (null).
+ * ISO 8601 date and time (seconds and fraction optional), then Z, an offset, or none. Only this:
+ * Date.parse also guesses at other formats (`12/02/2027 10:00 +02:00` read month first).
+ */
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** The fields name a real day and time: Date.parse rolls 30 February into March, 24:00 on. */
+function realDateTime(fields: readonly string[], offset: string | undefined): boolean {
+  const [y, mo, d, h, mi, s = 0] = fields.map(Number) as number[];
+  const day = new Date(0);
+  day.setUTCFullYear(y!, mo! - 1, d!);
+  const offsetOk = !offset || offset.toUpperCase() === "Z" ||
+    (Number(offset.slice(1, 3)) <= 23 && Number(offset.slice(-2)) <= 59);
+  return day.getUTCMonth() === mo! - 1 && day.getUTCDate() === d && h! <= 23 && mi! <= 59 &&
+    s <= 59 && offsetOk;
+}
+
+/**
+ * spec: business 2.1, 3.1: scheduled_at, ISO 8601 with an offset, or read as UTC+2 without one;
+ * in the past refused; within 10 minutes dispatched now (null).
  */
 export function scheduleOf(text: string | null | undefined, now: number): Schedule {
   if (text === null || text === undefined) return { ok: true, at: null };
-  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim());
-  const local = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/.test(text.trim());
-  if (!hasOffset && !local) {
-    return { ok: false, message: `must be an ISO 8601 date and time: ${text.slice(0, 40)}` };
+  const shown = text.slice(0, 40);
+  const m = ISO_DATE_TIME.exec(text.trim());
+  if (!m) return { ok: false, message: `must be an ISO 8601 date and time: ${shown}` };
+  const offset = m[7];
+  if (!realDateTime(m.slice(1, 7).filter((x) => x !== undefined), offset)) {
+    return { ok: false, message: `not a valid time: ${shown}` };
   }
-  const at = Date.parse(hasOffset ? text.trim() : `${text.trim()}${DEFAULT_OFFSET}`);
-  if (!Number.isFinite(at)) return { ok: false, message: `not a valid time: ${text.slice(0, 40)}` };
-  if (at < now) return { ok: false, message: `is in the past: ${text.slice(0, 40)}` };
+  // Read with the offset as `+HH:MM` (or Z), the one form Date.parse is bound to read.
+  const local = text.trim().slice(0, text.trim().length - (offset?.length ?? 0));
+  const zone = !offset
+    ? DEFAULT_OFFSET
+    : offset.toUpperCase() === "Z"
+    ? "Z"
+    : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
+  const at = Date.parse(`${local}${zone}`);
+  if (!Number.isFinite(at)) return { ok: false, message: `not a valid time: ${shown}` };
+  if (at < now) return { ok: false, message: `is in the past: ${shown}` };
   return { ok: true, at: at - now <= SCHEDULE_AS_NOW_MS ? null : at };
 }
 

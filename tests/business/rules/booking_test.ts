@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { scheduleOf } from "../../../src/business/rules/booking.ts";
+
+const NOW = Date.parse("2026-11-02T08:00:00Z");
+
+Deno.test("scheduleOf: a day the calendar lacks, or an hour past 23, is refused, not rolled over", () => {
+  for (
+    const text of [
+      "2027-02-30T10:00:00+02:00",
+      "2027-02-29T10:00:00",
+      "2027-04-31T10:00:00Z",
+      "2027-13-01T10:00:00Z",
+      "2027-12-02T24:00:00+02:00",
+      "2027-12-02T10:60:00Z",
+      "2027-12-02T10:00:00+25:00",
+    ]
+  ) {
+    const s = scheduleOf(text, NOW);
+    assert.equal(s.ok, false, text);
+    if (!s.ok) assert.ok(s.message.includes(text), s.message);
+  }
+});
+
+Deno.test("scheduleOf: only ISO 8601 is read, not the other formats Date.parse guesses at", () => {
+  for (
+    const text of [
+      "12/02/2027 10:00 +02:00",
+      "Thu, 02 Dec 2027 10:00:00 +0200",
+      "2027-12-02 10:00:00+02:00",
+      "December 2, 2027 10:00 +02:00",
+    ]
+  ) {
+    assert.equal(scheduleOf(text, NOW).ok, false, text);
+  }
+});
+
+Deno.test("scheduleOf: an offset with or without its colon, Z, or none (UTC+2) name the same instant", () => {
+  const at = Date.parse("2027-12-02T08:00:00Z");
+  for (
+    const text of [
+      "2027-12-02T10:00:00+02:00",
+      "2027-12-02T10:00:00+0200",
+      "2027-12-02T08:00:00Z",
+      "2027-12-02T08:00:00z",
+      "2027-12-02T10:00:00",
+      "2027-12-02T10:00",
+      "2027-12-02T10:00:00.000",
+      "2027-12-02T03:00:00-05:00",
+    ]
+  ) {
+    assert.deepEqual(scheduleOf(text, NOW), { ok: true, at }, text);
+  }
+  // A leap day exists in a leap year.
+  assert.equal(scheduleOf("2028-02-29T10:00:00", NOW).ok, true);
+});
+
+Deno.test("scheduleOf: every real instant written as ISO 8601 at UTC+2 reads back as itself", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: NOW + 11 * 60_000, max: Date.parse("2099-12-31T00:00:00Z") }),
+      (ms) => {
+        const whole = Math.floor(ms / 1_000) * 1_000;
+        const local = new Date(whole + 2 * 3_600_000).toISOString().slice(0, 19);
+        assert.deepEqual(scheduleOf(local, NOW), { ok: true, at: whole });
+        assert.deepEqual(scheduleOf(`${local}+02:00`, NOW), { ok: true, at: whole });
+      },
+    ),
+  );
+});
+
+Deno.test("scheduleOf: the past is refused; up to 10 minutes ahead is now; later is scheduled", () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  assert.equal(scheduleOf(iso(NOW - 1_000), NOW).ok, false);
+  assert.deepEqual(scheduleOf(iso(NOW), NOW), { ok: true, at: null });
+  assert.deepEqual(scheduleOf(iso(NOW + 10 * 60_000), NOW), { ok: true, at: null });
+  assert.deepEqual(scheduleOf(iso(NOW + 10 * 60_000 + 1_000), NOW), {
+    ok: true,
+    at: NOW + 10 * 60_000 + 1_000,
+  });
+});

@@ -1,0 +1,26 @@
+/** POST /business/book (Business API 2.1, 7): each field's format, refused 422 naming it. */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+Deno.test("book: a scheduled_at on a day the calendar lacks or not in ISO 8601 is refused 422 naming it, nothing stored", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const year = new Date(t.clock.now()).getUTCFullYear() + 1;
+    for (
+      const at of [
+        `${year}-02-30T10:00:00+02:00`,
+        `${year}-04-31T10:00:00`,
+        `${year}-12-02T24:00:00Z`,
+        `12/02/${year} 10:00 +02:00`,
+        `Thu, 02 Dec ${year} 10:00:00 +0200`,
+      ]
+    ) {
+      const r = await book(t, b.api_key, { ...PARCEL, scheduled_at: at, external_reference: at });
+      assert.equal(r.status, 422, `${at}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["scheduled_at"]);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
