@@ -21,6 +21,7 @@ import { businessOf } from "../../platform/flows/businesses.ts";
 import { raiseAlert } from "../../courier/flows/alerts.ts";
 import {
   bookingReference,
+  bookingTexts,
   etaMinutes,
   fingerprintOf,
   type MarkedText,
@@ -81,7 +82,7 @@ export interface BookingRequest extends TestFlags {
   /**
    * The texts a test marker is looked for in (business 7 test_booking_refused), each named by
    * its path in the caller's own body (a shopping order's names, items and notes); absent: the
-   * fields of this request (passenger_name, addresses, stops, item_names, note).
+   * fields of this request (bookingTexts: names, items, addresses, note).
    */
   readonly marked_texts?: readonly MarkedText[] | undefined;
   readonly note?: string | undefined;
@@ -169,16 +170,7 @@ export async function refuseTestTraffic(
       "sandbox_scenario is refused on live: book in the sandbox",
     );
   }
-  const marked = testMarked(
-    r.marked_texts ?? [
-      { path: "passenger_name", text: r.passenger_name },
-      { path: "pickup_address", text: r.pickup.address },
-      { path: "dest_address", text: r.dest.address },
-      ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
-      ...(r.item_names ?? []).map((n, i) => ({ path: `order_payload.items.${i}.name`, text: n })),
-      { path: "note", text: r.note },
-    ],
-  );
+  const marked = testMarked(r.marked_texts ?? bookingTexts(r));
   if (!marked) return;
   const message = `test booking refused on live: ${marked.path} starts with ${marked.marker}`;
   // spec: business 7: "operations is alerted", once per distinct booking of this business. An

@@ -69,6 +69,56 @@ export function testMarked(
   return null;
 }
 
+/** The parts of a booking (business 2.1) whose texts a test marker is looked for in. */
+export interface BookingTexts {
+  readonly type: "ride" | "parcel";
+  readonly passenger_name?: string | undefined;
+  readonly pickup: { readonly address: string };
+  readonly dest: { readonly address: string };
+  readonly stops?: readonly { readonly address: string }[] | undefined;
+  readonly order_payload?: Readonly<Record<string, unknown>> | undefined;
+  readonly item_names?: readonly string[] | undefined;
+  readonly goods?: readonly object[] | undefined;
+  readonly note?: string | undefined;
+}
+
+/** A field of an object sent as text, else undefined (the schema checked the shapes). */
+function textAt(o: unknown, field: string): string | undefined {
+  const v = o !== null && typeof o === "object" ? (o as Record<string, unknown>)[field] : undefined;
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * spec: business 7 test_booking_refused: "a name, item, address or note": the passenger's and
+ * the store's names, every item (its name, its store, the product packed instead, a goods
+ * line's description), every address (a ride's destination is its dropoff_address) and the
+ * note, each named by its path in the booking body.
+ */
+export function bookingTexts(r: BookingTexts): MarkedText[] {
+  const items = r.order_payload?.items;
+  const itemTexts = Array.isArray(items)
+    ? items.flatMap((item, i) =>
+      (["name", "store", "substitute"] as const).map((f) => ({
+        path: `order_payload.items.${i}.${f}`,
+        text: textAt(item, f),
+      }))
+    )
+    : (r.item_names ?? []).map((n, i) => ({ path: `order_payload.items.${i}.name`, text: n }));
+  return [
+    { path: "passenger_name", text: r.passenger_name },
+    { path: "pickup_address", text: r.pickup.address },
+    ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
+    { path: r.type === "ride" ? "dropoff_address" : "dest_address", text: r.dest.address },
+    { path: "order_payload.store_name", text: textAt(r.order_payload, "store_name") },
+    ...itemTexts,
+    ...(r.goods ?? []).map((g, i) => ({
+      path: `goods.${i}.description`,
+      text: textAt(g, "description"),
+    })),
+    { path: "note", text: r.note },
+  ];
+}
+
 export type Schedule =
   | { readonly ok: true; readonly at: number | null }
   | { readonly ok: false; readonly message: string };

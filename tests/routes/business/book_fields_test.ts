@@ -1,7 +1,7 @@
 /** POST /business/book (Business API 2.1, 7): each field's format, refused 422 naming it. */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL, RIDE } from "./trips_fixtures.ts";
 
 Deno.test("book: a scheduled_at on a day the calendar lacks or not in ISO 8601 is refused 422 naming it, nothing stored", () =>
   withTestEnv(async (t) => {
@@ -23,4 +23,35 @@ Deno.test("book: a scheduled_at on a day the calendar lacks or not in ISO 8601 i
     }
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
+
+Deno.test("book: a test marker in the store's name, an item's store or substitute, a goods line or a ride's dropoff is refused on live, naming it", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const item = (extra: Record<string, unknown>) => ({
+      order_payload: { store_name: "Molapo", items: [{ name: "Bread", qty: 1, ...extra }] },
+    });
+    const box = { length_cm: 30, width_cm: 20, height_cm: 10 };
+    const places: [string, (text: string) => Record<string, unknown>][] = [
+      ["order_payload.store_name", (x) => ({ ...PARCEL, order_payload: { store_name: x } })],
+      ["order_payload.items.0.store", (x) => ({ ...PARCEL, ...item({ store: x }) })],
+      ["order_payload.items.0.substitute", (x) => ({ ...PARCEL, ...item({ substitute: x }) })],
+      ["goods.0.description", (x) => ({ ...PARCEL, goods: [{ ...box, description: x }] })],
+      ["dropoff_address", (x) => ({ ...RIDE, dropoff_address: x })],
+    ];
+    for (const [path, body] of places) {
+      const r = await book(t, b.api_key, body("__TEST 1"));
+      assert.equal(r.status, 422, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "test_booking_refused", path);
+      assert.equal(r.body.path, path);
+      assert.ok(r.body.message.includes(path), `${r.body.message} names ${path}`);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    // A substitute welcomed (true) and plain texts book.
+    const fine = await book(t, b.api_key, {
+      ...PARCEL,
+      ...item({ substitute: true, store: "Molapo" }),
+      goods: [{ ...box, description: "Sofa" }],
+    });
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
   }));
