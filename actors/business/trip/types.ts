@@ -50,6 +50,8 @@ export interface TripDraft {
   readonly delivery_code: string | null;
   readonly age_verification_required: boolean;
   readonly expense_code: string | null;
+  /** The booking's note (business 7: a note is test-marked too); absent on trips booked before. */
+  readonly note?: string | null | undefined;
   readonly shop_deliver: boolean;
   readonly parcel_weight_kg: number | null;
   readonly vehicle: VehicleFields;

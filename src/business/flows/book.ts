@@ -245,6 +245,8 @@ function draftOf(
     delivery_code: r.delivery_code ?? null,
     age_verification_required: r.age_verification_required ?? false,
     expense_code: r.expense_code ?? null,
+    // spec: business 2.2: a field the booking took is kept and echoed, never dropped.
+    note: r.note ?? null,
     shop_deliver: r.shop_deliver ?? false,
     parcel_weight_kg: r.parcel_weight_kg ?? null,
     vehicle,

@@ -55,3 +55,20 @@ Deno.test("book: a test marker in the store's name, an item's store or substitut
     });
     assert.equal(fine.status, 201, JSON.stringify(fine.body));
   }));
+
+Deno.test("book: the note is kept and echoed alike on 201, the list and the read; without one it is null", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const r = await book(t, b.api_key, { ...PARCEL, note: "Gate code 1234, ring twice" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const plain = await book(t, b.api_key, PARCEL);
+    assert.equal(plain.status, 201, JSON.stringify(plain.body));
+    await t.settle();
+    const list = await t.call("GET", "/business/trips", { key: b.api_key });
+    for (const [booked, note] of [[r, "Gate code 1234, ring twice"], [plain, null]] as const) {
+      const reference = booked.body.data.reference;
+      const read = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      const listed = list.body.data.find((x: { reference: string }) => x.reference === reference);
+      for (const trip of [booked.body.data, read.body.data, listed]) assert.equal(trip.note, note);
+    }
+  }));
