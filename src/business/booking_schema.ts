@@ -68,7 +68,9 @@ const OrderPayload = z.object({
   store_name: Text(200).optional(),
   items: z.array(Item).max(200).optional(),
   pieces: z.number().int().min(1).max(1_000).optional(),
-  external_reference: z.string().max(EXTERNAL_REFERENCE_CHARS_MAX).optional(),
+  external_reference: z.string().max(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
+    description: "The booking's external_reference is copied here: another value is refused",
+  }),
 }).loose();
 
 const Goods = z.object({
@@ -142,6 +144,7 @@ export const BookRequest = z.object({
   }),
 }).superRefine((b, ctx) => {
   refuseIdRefusedUnrestricted(b, ctx);
+  refuseOtherNestedReference(b, ctx);
   if (b.checkout_reference !== undefined) return refuseBesideCheckout(b, ctx);
   if (b.pickup_address === undefined) {
     ctx.addIssue({ code: "custom", path: ["pickup_address"], message: "required" });
@@ -168,6 +171,25 @@ function refuseIdRefusedUnrestricted(
     code: "custom",
     path: ["sandbox_scenario"],
     message: "id_refused runs only on an age-restricted order: send age_verification_required true",
+  });
+}
+
+/**
+ * spec: business 2.1: external_reference "copied into order_payload.external_reference": the
+ * copy overwrites the nested one, so another value there (or one without the booking's) would be
+ * dropped unseen.
+ */
+function refuseOtherNestedReference(
+  b: Pick<BookBody, "external_reference" | "order_payload">,
+  ctx: z.RefinementCtx,
+): void {
+  const nested = b.order_payload?.external_reference;
+  if (nested === undefined || nested === b.external_reference) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["order_payload", "external_reference"],
+    message: "the booking's external_reference is copied here: send it at the top level " +
+      `(external_reference: ${b.external_reference ?? "none"})`,
   });
 }
 

@@ -72,3 +72,30 @@ Deno.test("book: the note is kept and echoed alike on 201, the list and the read
       for (const trip of [booked.body.data, read.body.data, listed]) assert.equal(trip.note, note);
     }
   }));
+
+Deno.test("book: an order_payload.external_reference other than the booking's is refused 422 naming it, not replaced", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (
+      const body of [
+        { ...PARCEL, order_payload: { external_reference: "ORD-NESTED" } },
+        { ...PARCEL, external_reference: "ORD-1", order_payload: { external_reference: "ORD-2" } },
+      ]
+    ) {
+      const r = await book(t, b.api_key, body);
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [
+        "order_payload.external_reference",
+      ]);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    // The same reference in both places books, and the reference stayed free.
+    const same = await book(t, b.api_key, {
+      ...PARCEL,
+      external_reference: "ORD-1",
+      order_payload: { store_name: "Molapo", external_reference: "ORD-1" },
+    });
+    assert.equal(same.status, 201, JSON.stringify(same.body));
+    assert.equal(same.body.data.order_payload.external_reference, "ORD-1");
+  }));
