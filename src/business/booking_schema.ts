@@ -60,7 +60,8 @@ const Item = z.object({
   sku: Text(64).optional(),
   substitution_preference: Text(200).optional(),
   unit_price: z.number().min(0).max(1_000_000).optional().openapi({
-    description: "In the billing currency; printed on packing slips only with show_prices",
+    description: "In the billing currency, exact (more decimals than it has: 422 naming it); " +
+      "printed on packing slips only with show_prices",
   }),
 }).loose();
 

@@ -24,6 +24,7 @@ import {
   bookingTexts,
   etaMinutes,
   fingerprintOf,
+  inexactAmounts,
   type MarkedText,
   scheduleOf,
   testMarked,
@@ -220,10 +221,9 @@ function draftOf(
   },
 ): TripDraft {
   const { fare, vehicle } = o.price;
+  const inexact = inexactAmounts(r, fare.currency);
+  if (inexact.length > 0) throw new Refused(invalidFields(inexact));
   const cod = r.cod_amount === undefined ? null : toMinor(r.cod_amount, fare.currency);
-  if (cod && !cod.ok) {
-    throw new Refused(invalidFields([{ path: "cod_amount", message: cod.message }]));
-  }
   const ext = r.external_reference ?? null;
   return {
     business_id: o.business,
@@ -241,7 +241,7 @@ function draftOf(
     handover_required: r.handover_required ?? false,
     // spec: business 2.1: external_reference is copied into order_payload.external_reference.
     order_payload: r.order_payload ? { ...r.order_payload, external_reference: ext } : null,
-    cod_amount_minor: cod ? cod.minor : null,
+    cod_amount_minor: cod?.ok ? cod.minor : null,
     delivery_code: r.delivery_code ?? null,
     age_verification_required: r.age_verification_required ?? false,
     expense_code: r.expense_code ?? null,

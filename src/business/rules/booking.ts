@@ -4,6 +4,8 @@
  * every retry of it reaches the same trip.
  */
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
+import { toMinor } from "../../domain/money.ts";
+import type { FieldError } from "../../runtime/actor.ts";
 
 /** A claimed booking not completed in this long is handed to the completing sweep. */
 export const BOOKING_STALL_MS = 30_000;
@@ -117,6 +119,35 @@ export function bookingTexts(r: BookingTexts): MarkedText[] {
     })),
     { path: "note", text: r.note },
   ];
+}
+
+/**
+ * The booking's amounts (cod_amount, each item's unit_price) that the trip's currency cannot hold
+ * exactly, each named: money is exact, so 9.995 BWP is refused, never rounded or dropped from a
+ * packing slip (spec: business 2.1 cod_amount, order_payload; 4.1 packing slip prices).
+ */
+export function inexactAmounts(
+  r: {
+    readonly cod_amount?: number | undefined;
+    readonly order_payload?: Readonly<Record<string, unknown>> | undefined;
+  },
+  currency: string,
+): FieldError[] {
+  const items = r.order_payload?.items;
+  const amounts = [
+    { path: "cod_amount", amount: r.cod_amount },
+    ...(Array.isArray(items) ? items : []).map((item, i) => ({
+      path: `order_payload.items.${i}.unit_price`,
+      amount: item !== null && typeof item === "object"
+        ? (item as Record<string, unknown>).unit_price
+        : undefined,
+    })),
+  ];
+  return amounts.flatMap(({ path, amount }) => {
+    if (typeof amount !== "number") return [];
+    const m = toMinor(amount, currency);
+    return m.ok ? [] : [{ path, message: m.message }];
+  });
 }
 
 export type Schedule =

@@ -99,3 +99,30 @@ Deno.test("book: an order_payload.external_reference other than the booking's is
     assert.equal(same.status, 201, JSON.stringify(same.body));
     assert.equal(same.body.data.order_payload.external_reference, "ORD-1");
   }));
+
+Deno.test("book: an item's unit_price finer than the zone's currency is refused 422 naming it, as cod_amount is", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const items = [{ name: "Bread", qty: 1, unit_price: 12.5 }, {
+      name: "Milk",
+      qty: 2,
+      unit_price: 9.995,
+    }];
+    const r = await book(t, b.api_key, {
+      ...PARCEL,
+      cod_amount: 10.001,
+      order_payload: { store_name: "Molapo", items },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path).sort(), [
+      "cod_amount",
+      "order_payload.items.1.unit_price",
+    ]);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const fine = await book(t, b.api_key, {
+      ...PARCEL,
+      order_payload: { items: [items[0], { ...items[1], unit_price: 9.99 }] },
+    });
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
+  }));
