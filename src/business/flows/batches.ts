@@ -32,6 +32,7 @@ import {
   parcelSizeOf,
   stopKey,
   type StopSize,
+  stopTexts,
 } from "../rules/batch.ts";
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
@@ -300,7 +301,10 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
   if (!planned.ok) throw new Refused(planned);
   const draft = draftOf(business, id, input, planned.plan);
   if (deps.name === "live") {
-    for (const s of draft.stops) await refuseTestTraffic(deps, business, stopRequest(r, s, draft));
+    for (const s of draft.stops) {
+      const stop = { ...stopRequest(r, s, draft), marked_texts: stopTexts(s) };
+      await refuseTestTraffic(deps, business, stop);
+    }
   }
   await checkFunds(deps, account, planned.plan);
   // Kept before the claim that names them, so no claim's stop is ever priced again.

@@ -60,6 +60,23 @@ export function batchReference(
 }
 
 /**
+ * spec: business 2.3, 7 test_booking_refused: a stop's name and addresses, each named by the
+ * stop's own field as sent (`stops.1.recipient_name`), where a test marker is looked for on live.
+ */
+export function stopTexts(s: {
+  readonly index: number;
+  readonly recipient_name: string | null;
+  readonly pickup: { readonly address: string };
+  readonly dest: { readonly address: string };
+}): { readonly path: string; readonly text: string | null }[] {
+  return [
+    { path: `stops.${s.index}.recipient_name`, text: s.recipient_name },
+    { path: `stops.${s.index}.pickup_address`, text: s.pickup.address },
+    { path: `stops.${s.index}.dest_address`, text: s.dest.address },
+  ];
+}
+
+/**
  * The key a stop's trip is booked under: the batch's and the stop's place in the request, so a
  * retry after a crash between two stops books each missing one once and replays the others.
  */
