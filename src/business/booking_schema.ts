@@ -87,7 +87,9 @@ export const BookRequest = z.object({
   type: z.enum(["ride", "parcel"], {
     message: "ride or parcel; for cargo send type parcel with segment cargo",
   }),
-  segment: z.enum(["parcel", "cargo"]).optional(),
+  segment: z.enum(["parcel", "cargo"]).optional().openapi({
+    description: "A delivery's (type parcel): cargo for cargo; refused on a ride",
+  }),
   passenger_name: Text(200).optional(),
   passenger_phone: Text(40).optional(),
   checkout_reference: Text(40).optional().openapi({
@@ -147,6 +149,14 @@ export const BookRequest = z.object({
   refuseIdRefusedUnrestricted(b, ctx);
   refuseOtherNestedReference(b, ctx);
   if (b.checkout_reference !== undefined) return refuseBesideCheckout(b, ctx);
+  // spec: business 2.1: "for cargo send type parcel with segment: cargo": a delivery's segment.
+  if (b.type === "ride" && b.segment !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["segment"],
+      message: `a ride has no segment: for a delivery send type parcel: ${b.segment}`,
+    });
+  }
   if (b.pickup_address === undefined) {
     ctx.addIssue({ code: "custom", path: ["pickup_address"], message: "required" });
   }

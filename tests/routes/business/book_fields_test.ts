@@ -126,3 +126,17 @@ Deno.test("book: an item's unit_price finer than the zone's currency is refused 
     });
     assert.equal(fine.status, 201, JSON.stringify(fine.body));
   }));
+
+Deno.test("book: a ride with a segment (a delivery's: parcel or cargo) is refused 422 naming segment, nothing stored", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (const segment of ["cargo", "parcel"]) {
+      const r = await book(t, b.api_key, { ...RIDE, segment });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["segment"]);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const cargo = await book(t, b.api_key, { ...PARCEL, segment: "cargo" });
+    assert.equal(cargo.status, 201, JSON.stringify(cargo.body));
+    assert.equal(cargo.body.data.segment, "cargo");
+  }));
