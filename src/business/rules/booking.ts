@@ -155,11 +155,13 @@ export type Schedule =
   | { readonly ok: false; readonly message: string };
 
 /**
- * ISO 8601 date and time (seconds and fraction optional), then Z, an offset, or none. Only this:
- * Date.parse also guesses at other formats (`12/02/2027 10:00 +02:00` read month first).
+ * ISO 8601 date and time (seconds and fraction optional), then Z, an offset, or none; the date
+ * and time apart by T or, as RFC 3339 allows, a space (Python's str() of a datetime writes one,
+ * and it was read before). Only this: Date.parse also guesses at other formats
+ * (`12/02/2027 10:00 +02:00` read month first).
  */
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** The fields name a real day and time: Date.parse rolls 30 February into March, 24:00 on. */
 function realDateTime(fields: readonly string[], offset: string | undefined): boolean {
@@ -186,7 +188,7 @@ export function scheduleOf(text: string | null | undefined, now: number): Schedu
     return { ok: false, message: `not a valid time: ${shown}` };
   }
   // Read with the offset as `+HH:MM` (or Z), the one form Date.parse is bound to read.
-  const local = text.trim().slice(0, text.trim().length - (offset?.length ?? 0));
+  const local = text.trim().slice(0, text.trim().length - (offset?.length ?? 0)).replace(" ", "T");
   const zone = !offset
     ? DEFAULT_OFFSET
     : offset.toUpperCase() === "Z"

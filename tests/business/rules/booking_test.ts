@@ -27,7 +27,7 @@ Deno.test("scheduleOf: only ISO 8601 is read, not the other formats Date.parse g
     const text of [
       "12/02/2027 10:00 +02:00",
       "Thu, 02 Dec 2027 10:00:00 +0200",
-      "2027-12-02 10:00:00+02:00",
+      "2027-12-02  10:00:00+02:00",
       "December 2, 2027 10:00 +02:00",
     ]
   ) {
@@ -47,6 +47,8 @@ Deno.test("scheduleOf: an offset with or without its colon, Z, or none (UTC+2) n
       "2027-12-02T10:00",
       "2027-12-02T10:00:00.000",
       "2027-12-02T03:00:00-05:00",
+      "2027-12-02 10:00:00+02:00",
+      "2027-12-02 10:00:00",
     ]
   ) {
     assert.deepEqual(scheduleOf(text, NOW), { ok: true, at }, text);
