@@ -94,6 +94,17 @@ export function collectionDate(
 }
 
 /**
+ * spec: courier 2.8: the instant from which a booking no longer collects on the day one made at
+ * `bookedAt` does: that collection day's cut-off. Every day between is not a working day, so a
+ * booking on it collects that day too; the promise (collection, earliest and latest delivery)
+ * holds until then.
+ */
+export function collectionMovesAt(cal: WorkingCalendar, bookedAt: number, cutOff: string): number {
+  const day = collectionDate(cal, bookedAt, cutOff);
+  return cutOffInstant(cal.timezone, day, parseCutOff(cutOff));
+}
+
+/**
  * spec: courier 2.8: the instant a day's cut-off passes: the first at which the local clock shows
  * it or later. Where clocks go back and it shows twice, the first showing (a later booking never
  * collects earlier); where they jump past it, the jump.

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   addWorkingDays,
   collectionDate,
+  collectionMovesAt,
   deliveryWindow,
   isValidTimeZone,
   isWorkingDay,
@@ -327,5 +328,36 @@ Deno.test("calendar: a later booking never collects earlier, across clock change
       },
     ),
     RUNS,
+  );
+});
+
+Deno.test("calendar: collectionMovesAt is the first instant a booking collects later, and every instant before it collects the same day (property)", () => {
+  const sameUntilMoved = (cal: WorkingCalendar, bookedAt: number, cutOff: string, f: number) => {
+    const day = collectionDate(cal, bookedAt, cutOff).toString();
+    const moves = collectionMovesAt(cal, bookedAt, cutOff);
+    assert.ok(moves > bookedAt, `${moves} after ${bookedAt}`);
+    const between = bookedAt + Math.floor((moves - 1 - bookedAt) * f);
+    assert.equal(collectionDate(cal, between, cutOff).toString(), day);
+    assert.equal(collectionDate(cal, moves - 1, cutOff).toString(), day);
+    assert.ok(collectionDate(cal, moves, cutOff).toString() > day);
+  };
+  const fraction = fc.double({ min: 0, max: 1, noNaN: true });
+  fc.assert(fc.property(calendarArb, instantArb, cutOffArb, fraction, sameUntilMoved), RUNS);
+  fc.assert(
+    fc.property(nearChangeArb, cutOffArb, fraction, ({ timezone, at }, cutOff, f) => {
+      const cal = { timezone, working_days: [1, 2, 3, 4, 5, 6, 7], holidays: [] };
+      sameUntilMoved(cal, at, cutOff, f);
+    }),
+    RUNS,
+  );
+  // Monday 13:50 in Gaborone, cut-off 14:00: collected today until 12:00:00Z.
+  assert.equal(
+    collectionMovesAt(GABORONE, at("2025-06-02T11:50:00Z"), "14:00"),
+    at("2025-06-02T12:00:00Z"),
+  );
+  // Friday after the cut-off: collected Monday, until Monday's cut-off.
+  assert.equal(
+    collectionMovesAt(GABORONE, at("2025-06-06T13:00:00Z"), "14:00"),
+    at("2025-06-09T12:00:00Z"),
   );
 });

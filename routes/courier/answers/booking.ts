@@ -151,8 +151,9 @@ const OfferAccountAnswer = z.object({
 export const PricesAnswer = z.object({
   prices_reference: z.string().openapi({ description: "Book an option with POST /client/book" }),
   valid_until: UtcInstant.openapi({
-    description: "Bookable up to and including this instant, unless the cut-off moves " +
-      "collection past the day shown first (then 422 prices_expired)",
+    description: "Bookable up to and including this instant, then 422 prices_expired: the " +
+      "operator's hold (default 30 minutes), ended sooner at the last instant before a " +
+      "cut-off would move an option's collection past the day shown",
   }),
   options: z.array(PriceOptionAnswer),
   account: OfferAccountAnswer,

@@ -95,6 +95,33 @@ Deno.test("book: held prices book at exactly valid_until and not a millisecond a
     assert.equal((await account(t, client)).balance, 411.08, "the expired one charged nothing");
   }));
 
+Deno.test("book: held prices priced shortly before the cut-off are held until it, not past it: valid_until is the last instant collection_on stays true, and booking after it is prices_expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    // Monday 13:50 in Gaborone (11:50Z); both service levels' cut-off is 14:00 (12:00Z).
+    t.clock.advanceBy(Date.parse("2026-11-02T11:50:00Z") - t.clock.now());
+    const onTime = await prices(t, client);
+    const late = await prices(t, client);
+    // spec: courier 2.2 rule 2, 2.8: the operator's 30 minutes would end at 12:20Z, after the
+    // cut-off moved collection to Tuesday; the hold ends where the dates shown stop being true.
+    assert.equal(onTime.valid_until, "2026-11-02T11:59:59.999Z");
+    for (const o of onTime.options) assert.equal(o.collection_on, "2026-11-02");
+    t.clock.advanceBy(Date.parse(onTime.valid_until) - t.clock.now());
+    const at = await book(t, client, onTime.prices_reference);
+    assert.equal(at.status, 201, JSON.stringify(at.body));
+    assert.equal(at.body.data.collection_on, "2026-11-02");
+    t.clock.advanceBy(1);
+    const after = await book(t, client, late.prices_reference);
+    assert.equal(after.status, 422, JSON.stringify(after.body));
+    assert.equal(after.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08, "the expired one charged nothing");
+    // Priced after the cut-off (collected Tuesday), the operator's hold ends first.
+    const next = await prices(t, client);
+    assert.equal(Date.parse(next.valid_until) - t.clock.now(), 30 * 60_000);
+    assert.equal(next.options[0].collection_on, "2026-11-03");
+  }));
+
 Deno.test("book: only what was shown can be booked", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

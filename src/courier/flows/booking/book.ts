@@ -185,14 +185,22 @@ async function heldOption(
   input: BookOfferInput,
 ): Promise<{ readonly option: OfferOption } | { readonly booked: Booked }> {
   const expired = (message: string) => unlessBooked(deps.runtime, waybill, input, message);
-  if (deps.clock.now() > offer.valid_until) {
+  const now = deps.clock.now();
+  // spec: courier 2.2 rule 3: only what was shown can be booked.
+  const option = offer.options.find((o) => o.code === input.serviceLevel);
+  // Held prices showed their dates: once the cut-off has moved collection past the day shown,
+  // they have expired (a saved quote, held 7 days, gets the dates of the day it is booked).
+  // Prices held now end before that cut-off (heldUntil), and the refusal says why.
+  const movedTo = option ? collectionMovedTo(offer, option, now) : null;
+  if (now > offer.valid_until || movedTo !== null) {
     const booked = await expired(
-      `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
+      option && movedTo !== null
+        ? `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
+          `but on ${movedTo}; ask for prices again`
+        : `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
     );
     if (booked) return { booked };
   }
-  // spec: courier 2.2 rule 3: only what was shown can be booked.
-  const option = offer.options.find((o) => o.code === input.serviceLevel);
   if (!option) {
     refuseFields([{
       path: "service_level",
@@ -200,17 +208,6 @@ async function heldOption(
         offer.options.map((o) => o.code).join(", ")
       }): ${input.serviceLevel}`,
     }]);
-  }
-  // spec: courier 2.2 rule 3: only what was shown can be booked, and held prices showed their
-  // dates: once the cut-off has moved collection past the day shown, they have expired (a saved
-  // quote, held 7 days, gets the dates of the day it is booked).
-  const movedTo = collectionMovedTo(offer, option, deps.clock.now());
-  if (movedTo !== null) {
-    const booked = await expired(
-      `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
-        `but on ${movedTo}; ask for prices again`,
-    );
-    if (booked) return { booked };
   }
   return { option };
 }

@@ -36,6 +36,7 @@ import {
 import { type RateCardVersion, versionInForce } from "../../rules/rate_card.ts";
 import { available } from "../../rules/settlement.ts";
 import { newOfferReference } from "../waybills.ts";
+import { heldUntil } from "./promise.ts";
 import { type FieldProblem, refuseFields } from "./refusals.ts";
 
 /** spec: courier 8: a formal quotation is held 7 days. */
@@ -104,7 +105,7 @@ export async function makeOffer(
   const hold = given.kind === "quote" ? QUOTE_HOLD_MS : (await holdMinutes(deps)) * 60_000;
   // A given reference (an idempotent request's, courier 4.6) names the waybill in advance.
   const reference = given.reference ?? await newOfferReference(runtime, given.kind);
-  const offer: PriceOffer = {
+  const priced: PriceOffer = {
     reference,
     kind: given.kind,
     courier_id: courier,
@@ -121,6 +122,8 @@ export async function makeOffer(
       available_minor: available(client.settings, balancesOf(client)),
     },
   };
+  // spec: courier 2.2 rule 2, 2.8: held no longer than the dates shown stay true.
+  const offer = { ...priced, valid_until: heldUntil(priced, now + hold) };
   return asOffer(orRefuse(
     await runtime.ask(priceOfferActor, courier, reference, { kind: "make", offer }, {
       requestId: deps.requestId,

@@ -8,10 +8,26 @@ import {
   serviceTermsOf,
 } from "../../../../actors/courier/price_offer.ts";
 import {
+  collectionMovesAt,
   type DeliveryWindow,
   deliveryWindow,
   type WorkingCalendar,
 } from "../../../domain/calendar.ts";
+
+/**
+ * spec: courier 2.2 rule 2, 2.8: held prices are held for the operator's minutes (ending at
+ * `holdEnd`), but never past the next cut-off that would move an option's collection: the dates
+ * shown would no longer be true, and a booking freezes them (2.3). The last instant both hold,
+ * the earliest over the options (one offer, one valid_until). A saved quote gets the dates of the
+ * day it is booked, so only its 7 days end it.
+ */
+export function heldUntil(offer: PriceOffer, holdEnd: number): number {
+  if (offer.kind !== "prices") return holdEnd;
+  return offer.options.reduce((until, option) => {
+    const { calendar, cut_off } = termsOfPromise(serviceTermsOf(offer, option));
+    return Math.min(until, collectionMovesAt(calendar, offer.created_at, cut_off) - 1);
+  }, holdEnd);
+}
 
 /**
  * Whether no booking of the offer could pass bookOffer's checks at `at`: past its hold, or, for
@@ -50,10 +66,15 @@ export function promiseAtBooking(
   terms: Readonly<Record<string, unknown>>,
   bookedAt: number,
 ): DeliveryWindow {
-  const { calendar, cut_off, transit_days } = terms as {
+  const { calendar, cut_off, transit_days } = termsOfPromise(terms);
+  return deliveryWindow(calendar, bookedAt, cut_off, transit_days);
+}
+
+/** The frozen service terms a promise is worked out from (serviceTermsOf's shape). */
+function termsOfPromise(terms: Readonly<Record<string, unknown>>) {
+  return terms as {
     calendar: WorkingCalendar;
     cut_off: string;
     transit_days: number;
   };
-  return deliveryWindow(calendar, bookedAt, cut_off, transit_days);
 }
