@@ -5,7 +5,13 @@
  * omitted terms carry over from the latest version.
  * The currency is fixed by version 1. Tenant: the courier business id; id: `rc_...`.
  */
-import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
+import {
+  accept,
+  type ActorDefinition,
+  type Decision,
+  reject,
+  unreachable,
+} from "../../src/runtime/actor.ts";
 import {
   type RateCardTerms,
   type RateCardVersion,
@@ -28,6 +34,23 @@ export interface RateCard {
   readonly created_at: number;
   /** In publication order: `versions[n - 1].version === n`. */
   readonly versions: readonly RateCardVersion[];
+  /**
+   * The versions published under an Idempotency-Key, by key: what was sent (a digest) and the
+   * version it published, so the key names one request (courier 4.2). Absent on older cards.
+   */
+  readonly requests?: Readonly<Record<string, KeyedPublication>>;
+}
+
+/** A version published under an Idempotency-Key: the request's digest and the version. */
+export interface KeyedPublication {
+  readonly digest: string;
+  readonly version: number;
+}
+
+/** The Idempotency-Key a publication was sent under and the digest of its body. */
+export interface PublicationRequest {
+  readonly key: string;
+  readonly digest: string;
 }
 
 export type RateCardState = RateCard | null;
@@ -44,6 +67,7 @@ export type RateCardCommand =
     effective_from: number;
     terms: RateCardTerms;
     by: string;
+    request?: PublicationRequest;
   }
   | {
     kind: "publish_version";
@@ -52,6 +76,7 @@ export type RateCardCommand =
     name?: string;
     changes: TermsChanges;
     by: string;
+    request?: PublicationRequest;
   }
   | { kind: "get" };
 
@@ -64,7 +89,12 @@ export type RateCardEvent =
     at: number;
     by: string;
   }
-  | { kind: "version_published"; version: RateCardVersion; by: string };
+  | {
+    kind: "version_published";
+    version: RateCardVersion;
+    by: string;
+    request?: PublicationRequest;
+  };
 
 export type RateCardReply = RateCard | undefined;
 
@@ -78,7 +108,10 @@ function decide(state: RateCardState, command: RateCardCommand | { kind: "timer"
   now: number;
 }) {
   if (command.kind === "publish_first") {
-    if (state !== null) return reject("already_exists", `rate card exists: ${command.id}`);
+    if (state !== null) {
+      return keyedAgain(state, command.request) ??
+        reject("already_exists", `rate card exists: ${command.id}`);
+    }
     const version: RateCardVersion = {
       card_id: command.id,
       version: 1,
@@ -96,7 +129,7 @@ function decide(state: RateCardState, command: RateCardCommand | { kind: "timer"
         at: ctx.now,
         by: command.by,
       },
-      { kind: "version_published", version, by: command.by },
+      { kind: "version_published", version, by: command.by, ...keyed(command.request) },
     ]);
   }
   if (state === null) return reject("not_found", "rate card not found");
@@ -116,6 +149,8 @@ function publishVersion(
   command: Extract<RateCardCommand, { kind: "publish_version" }>,
   now: number,
 ) {
+  const again = keyedAgain(state, command.request);
+  if (again) return again;
   const latest = state.versions.at(-1);
   if (!latest) throw new Error(`rate card ${state.id} has no version`);
   if (command.changes.currency !== undefined && command.changes.currency !== state.currency) {
@@ -160,7 +195,36 @@ function publishVersion(
     published_at: now,
     terms,
   };
-  return checked(state, [{ kind: "version_published", version, by: command.by }]);
+  return checked(state, [{
+    kind: "version_published",
+    version,
+    by: command.by,
+    ...keyed(command.request),
+  }]);
+}
+
+function keyed(request: PublicationRequest | undefined) {
+  return request === undefined ? {} : { request };
+}
+
+/**
+ * spec: courier 4.2: a publication sent again under its Idempotency-Key publishes nothing: the
+ * same request is answered the card (the flow answers the version it published), another request
+ * under the key is refused. Judged in the card's turn, so two sent at once are told apart. Null
+ * when the key published nothing here yet.
+ */
+function keyedAgain(
+  state: RateCard,
+  request: PublicationRequest | undefined,
+): Decision<RateCardState, RateCardEvent, RateCardReply> | null {
+  const kept = request === undefined ? undefined : state.requests?.[request.key];
+  if (request === undefined || kept === undefined) return null;
+  if (kept.digest === request.digest) return ok([]);
+  return reject(
+    "reference_conflict",
+    `Idempotency-Key already published version ${kept.version} of rate card ${state.id} ` +
+      `from another request: ${request.key}`,
+  );
 }
 
 /** Refuses, with a stable code, a change that would not fit in one stored state. */
@@ -193,7 +257,17 @@ function evolve(state: RateCardState, event: RateCardEvent): RateCardState {
       if (event.version.version !== state.versions.length + 1) {
         throw new Error(`rate card ${state.id}: version ${event.version.version} out of order`);
       }
-      return { ...state, name: event.version.name, versions: [...state.versions, event.version] };
+      return {
+        ...state,
+        name: event.version.name,
+        versions: [...state.versions, event.version],
+        ...(event.request === undefined ? {} : {
+          requests: {
+            ...state.requests,
+            [event.request.key]: { digest: event.request.digest, version: event.version.version },
+          },
+        }),
+      };
     default:
       return unreachable(event);
   }

@@ -8,7 +8,6 @@
 import type { Context } from "hono";
 import { asRateCard, type RateCard, rateCardActor } from "../../actors/courier/rate_card.ts";
 import {
-  latestVersion,
   publishRateCard,
   publishVersion,
   rateCardsOf,
@@ -22,6 +21,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country, Currency, wholeNumber } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import {
   cardView,
   RateCardAnswer,
@@ -145,14 +145,21 @@ export function rateCardRoutes(api: Api): void {
     middleware: [business({ scope: "billing:administer" }), courierPlatform],
     body: PublishCard,
     status: 201,
+    replay: "The same Idempotency-Key with the same body",
+    idempotencyKey: "Publishes once per key: the same key and body again answers the version " +
+      "the first request published (200, replayed); with another body it answers 409",
     response: RateCardVersionAnswer,
     refusals: {
+      validation_failed: "a bad field; a bad Idempotency-Key header",
       catalogue_full: "the courier keeps as many rate cards as it may, or its catalogue is full",
+      reference_conflict: "the Idempotency-Key published a rate card from another body",
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
-    const card = await publishRateCard(env, { courierId: tenant, by }, body);
-    return ok(c, versionView(latestVersion(card)), 201);
+    // spec: courier 4.2: a retry after a lost answer gets the card the first one published.
+    const key = idempotencyHeader(c);
+    const r = await publishRateCard(env, { courierId: tenant, by }, body, key);
+    return ok(c, versionView(r.version, r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {
@@ -167,9 +174,14 @@ export function rateCardRoutes(api: Api): void {
     params: CardParam,
     body: PublishVersion,
     status: 201,
+    replay: "The same Idempotency-Key with the same body, even after later versions",
+    idempotencyKey: "Publishes once per key on the card: the same key and body again answers " +
+      "the version the first request published (200, replayed); with another body it answers 409",
     response: RateCardVersionAnswer,
     refusals: {
-      validation_failed: "nothing to publish: every term and the name are the latest version's",
+      validation_failed: "nothing to publish: every term and the name are the latest " +
+        "version's; a bad field; a bad Idempotency-Key header",
+      reference_conflict: "the Idempotency-Key published a version from another body",
       rate_card_currency_fixed: "a currency other than version 1's: publish a new rate card",
       effective_from_before_latest: "effective_from is before the latest version's",
       rate_card_full: "the card holds no more versions, or this one does not fit beside them; " +
@@ -177,8 +189,9 @@ export function rateCardRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);
-    const card = await publishVersion(env, { courierId: tenant, by }, params.card, body);
-    return ok(c, versionView(latestVersion(card)), 201);
+    const key = idempotencyHeader(c);
+    const r = await publishVersion(env, { courierId: tenant, by }, params.card, body, key);
+    return ok(c, versionView(r.version, r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {

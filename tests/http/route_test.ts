@@ -15,6 +15,8 @@ const IDEMPOTENT = [
   ["post", "/business/shipments"],
   ["post", "/business/courier/clients/{client}/billing/correct"],
   ["post", "/business/courier/clients/{client}/invoice"],
+  ["post", "/business/courier/rate-cards"],
+  ["post", "/business/courier/rate-cards/{card}/versions"],
   ["post", "/business/book"],
   ["post", "/business/batches"],
   ["post", "/business/subscriptions"],

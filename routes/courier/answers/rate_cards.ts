@@ -46,7 +46,8 @@ export function termsView(t: RateCardTerms) {
   };
 }
 
-export function versionView(v: RateCardVersion) {
+/** A version as published; `replayed` only on a publication's answer. */
+export function versionView(v: RateCardVersion, replayed?: boolean) {
   return {
     id: v.card_id,
     version: v.version,
@@ -56,6 +57,7 @@ export function versionView(v: RateCardVersion) {
     // spec: courier 4.2: when it is (or was) in force from: never before it was published.
     in_force_from: new Date(inForceFrom(v)).toISOString(),
     ...termsView(v.terms),
+    ...(replayed === undefined ? {} : { replayed }),
   };
 }
 
@@ -127,7 +129,13 @@ const VersionFields = {
 };
 
 /** A version as published (versionView). */
-export const RateCardVersionAnswer = z.object(VersionFields).openapi("RateCardVersion");
+export const RateCardVersionAnswer = z.object({
+  ...VersionFields,
+  replayed: z.boolean().openapi({
+    description: "true: the same publication again under its Idempotency-Key, answered with " +
+      "the version the first one published (200)",
+  }),
+}).openapi("RateCardVersion");
 
 /** A card with every version (cardView). */
 export const RateCardAnswer = z.object({

@@ -4,10 +4,17 @@
  * in grams; every bad field is named at once. A published version is never changed.
  */
 import { courierCatalogueActor } from "../../../actors/courier/courier_catalogue.ts";
-import { asRateCard, type RateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
+import {
+  asRateCard,
+  type PublicationRequest,
+  type RateCard,
+  rateCardActor,
+} from "../../../actors/courier/rate_card.ts";
 import { formatMinor, toBasisPoints, toMinor } from "../../domain/money.ts";
+import { canonicalJson, derivedId, sha256Hex } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { type AskOptions, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import type { AskResult } from "../../runtime/plan.ts";
 import { newId } from "../../runtime/ids.ts";
 import {
   type Corridor,
@@ -72,12 +79,24 @@ export interface NextVersion extends TermsInput {
   readonly effective_from?: string | undefined;
 }
 
-/** Publishes a new card's version 1; omitted fees are 0 (DEFAULT_TERMS). */
+/** A version published, or the one a request sent again under its key published (replayed). */
+export interface Published {
+  readonly card: RateCard;
+  readonly version: RateCardVersion;
+  readonly replayed: boolean;
+}
+
+/**
+ * Publishes a new card's version 1; omitted fees are 0 (DEFAULT_TERMS). With `key` (the request's
+ * Idempotency-Key) once per key: the card's id is derived from the courier and the key, so a
+ * retry, even after a crash between listing the card and publishing it, names the same card.
+ */
 export async function publishRateCard(
   deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   office: Office,
   input: NewRateCard,
-): Promise<RateCard> {
+  key: string | null = null,
+): Promise<Published> {
   const courier = office.courierId;
   const terms: RateCardTerms = {
     ...DEFAULT_TERMS,
@@ -85,7 +104,8 @@ export async function publishRateCard(
     currency: input.currency,
   };
   const from = effectiveFrom(input.effective_from, deps.clock.now());
-  const id = newId("rc");
+  const id = key === null ? newId("rc") : derivedId("rc", `rate card\n${courier}\n${key}`);
+  const request = publicationRequest(key, input);
   // Listed first, so a card can never exist unlisted; the list skips an id not yet published.
   orRefuse(
     await deps.runtime.ask(courierCatalogueActor, courier, courier, {
@@ -94,26 +114,30 @@ export async function publishRateCard(
       by: office.by,
     }, { requestId: deps.requestId }),
   );
-  return asRateCard(orRefuse(
-    await deps.runtime.ask(rateCardActor, courier, id, {
-      kind: "publish_first",
-      id,
-      business_id: courier,
-      name: input.name,
-      effective_from: from,
-      terms,
-      by: office.by,
-    }, { requestId: deps.requestId }),
-  ));
+  const r = await deps.runtime.ask(rateCardActor, courier, id, {
+    kind: "publish_first",
+    id,
+    business_id: courier,
+    name: input.name,
+    effective_from: from,
+    terms,
+    by: office.by,
+    ...(request === undefined ? {} : { request }),
+  }, keptUnder(`publish:${key}`, request, deps.requestId));
+  return published(r, request);
 }
 
-/** Publishes the next version of card `cardId`; omitted terms carry over from the latest. */
+/**
+ * Publishes the next version of card `cardId`; omitted terms carry over from the latest. With
+ * `key` (the request's Idempotency-Key) once per key on the card.
+ */
 export async function publishVersion(
   deps: Pick<Deps, "runtime" | "clock">,
   office: Office,
   cardId: string,
   input: NextVersion,
-): Promise<RateCard> {
+  key: string | null = null,
+): Promise<Published> {
   const { runtime } = deps;
   const current = asRateCard(
     orRefuse(await runtime.read(rateCardActor, office.courierId, cardId, { kind: "get" })),
@@ -121,15 +145,61 @@ export async function publishVersion(
   const terms = termsFrom(input, current.currency);
   // The card refuses a version that changes nothing (validation_failed), in its own turn.
   const changes = input.currency === undefined ? terms : { ...terms, currency: input.currency };
-  return asRateCard(orRefuse(
-    await runtime.ask(rateCardActor, office.courierId, cardId, {
-      kind: "publish_version",
-      effective_from: effectiveFrom(input.effective_from, deps.clock.now()),
-      ...(input.name === undefined ? {} : { name: input.name }),
-      changes,
-      by: office.by,
-    }),
-  ));
+  const request = publicationRequest(key, input);
+  const r = await runtime.ask(rateCardActor, office.courierId, cardId, {
+    kind: "publish_version",
+    effective_from: effectiveFrom(input.effective_from, deps.clock.now()),
+    ...(input.name === undefined ? {} : { name: input.name }),
+    changes,
+    by: office.by,
+    ...(request === undefined ? {} : { request }),
+  }, keptUnder(`version:${key}`, request));
+  return published(r, request);
+}
+
+/** The key and what was sent under it (the body, field order aside), if a key was sent. */
+function publicationRequest(
+  key: string | null,
+  input: NewRateCard | NextVersion,
+): PublicationRequest | undefined {
+  return key === null ? undefined : { key, digest: sha256Hex(canonicalJson(input)) };
+}
+
+/** A keyed publication's reply is kept for good: a retry however late publishes nothing. */
+function keptUnder(
+  name: string,
+  request: PublicationRequest | undefined,
+  requestId?: string,
+): AskOptions {
+  return request === undefined
+    ? { requestId }
+    : { idempotencyKey: name, permanent: true, requestId };
+}
+
+/**
+ * spec: courier 4.2: the version a publication made, or for the same request sent again under
+ * its key the version the first one made (replayed); another request under the key is refused
+ * 409 reference_conflict, never answered as the first.
+ */
+function published(
+  r: AskResult<RateCard | undefined>,
+  request: PublicationRequest | undefined,
+): Published {
+  const card = asRateCard(orRefuse(r));
+  const kept = request === undefined ? undefined : card.requests?.[request.key];
+  if (request === undefined || kept === undefined) {
+    return { card, version: latestVersion(card), replayed: false };
+  }
+  if (kept.digest !== request.digest) {
+    refuse(
+      "reference_conflict",
+      `Idempotency-Key already published version ${kept.version} of rate card ${card.id} ` +
+        `from another request: ${request.key}`,
+    );
+  }
+  const version = card.versions.find((v) => v.version === kept.version);
+  if (!version) throw new Error(`rate card ${card.id} has no version ${kept.version}`);
+  return { card, version, replayed: r.ok && r.replayed };
 }
 
 /** Every rate card of the courier; one registered and not yet published is left out. */

@@ -91,6 +91,14 @@ export async function list(t: TestEnv, b: CreatedBusiness) {
 
 /** A version as the API shows it, without the fields the server chooses. */
 export function terms(v: Record<string, unknown>) {
-  const { id: _, version: _v, published_at: _p, in_force: _f, in_force_from: _i, ...rest } = v;
+  const {
+    id: _,
+    version: _v,
+    published_at: _p,
+    in_force: _f,
+    in_force_from: _i,
+    replayed: _r,
+    ...rest
+  } = v;
   return rest;
 }
