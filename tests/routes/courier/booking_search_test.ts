@@ -115,3 +115,53 @@ Deno.test("search: each shipment found carries its next milestone, due time, own
     assert.ok(!Number.isNaN(Date.parse(found.next_due_at)), JSON.stringify(found));
     assert.equal(found.estimated_delivery_on, found.pricing.promise.earliest_delivery);
   }));
+
+Deno.test("search: a shipment is found by each of its references (waybill, external_customer_code, external_billing_reference, client_order_reference), whatever channel booked it; another courier's never", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "external" });
+    const refs = (tag: string) => ({
+      external_customer_code: `CC-${tag}`,
+      external_billing_reference: `BR-${tag}`,
+      client_order_reference: `OR-${tag}`,
+    });
+    // Held prices booked, and the office booking for the client.
+    const offer = await prices(t, client, { ...DOMESTIC, ...refs("PRICES") });
+    const viaPrices = await book(t, client, offer.prices_reference);
+    assert.equal(viaPrices.status, 201, JSON.stringify(viaPrices.body));
+    const viaOffice = await office(t, courier, {
+      ...DOMESTIC,
+      ...refs("OFFICE"),
+      courier_client_id: client.id,
+    });
+    assert.equal(viaOffice.status, 201, JSON.stringify(viaOffice.body));
+    // Another courier's shipment with the very same references.
+    const [elsewhere, theirs] = await ready(t, { settlement_mode: "external" });
+    const foreign = await office(t, elsewhere, {
+      ...DOMESTIC,
+      ...refs("OFFICE"),
+      courier_client_id: theirs.id,
+    });
+    assert.equal(foreign.status, 201, JSON.stringify(foreign.body));
+    await t.settle();
+    const find = async (q: string, key = courier.business.api_key) => {
+      const r = await t.call("GET", `/business/courier/shipments?q=${encodeURIComponent(q)}`, {
+        key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.map((s: { waybill: string }) => s.waybill);
+    };
+    for (
+      const [tag, waybill] of [
+        ["PRICES", viaPrices.body.data.waybill],
+        ["OFFICE", viaOffice.body.data.waybill],
+      ] as const
+    ) {
+      for (const q of [waybill, ...Object.values(refs(tag))]) {
+        assert.deepEqual(await find(q), [waybill], `${tag}: ${q}`);
+      }
+    }
+    assert.deepEqual(await find(foreign.body.data.waybill), []);
+    assert.deepEqual(await find("CC-OFFICE", elsewhere.business.api_key), [
+      foreign.body.data.waybill,
+    ]);
+  }));
