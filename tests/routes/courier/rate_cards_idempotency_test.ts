@@ -44,11 +44,16 @@ Deno.test("rate cards API: POST /rate-cards under one Idempotency-Key publishes 
     assert.equal(theirs.status, 201, JSON.stringify(theirs.body));
     assert.notEqual(theirs.body.data.id, first.body.data.id);
     assert.equal((await list(t, b)).length, 2);
+    // The same request sent three times at once (a retry racing its first send): one card.
+    const racing = await Promise.all([1, 2, 3].map(() => send(CARD, "card-3")));
+    assert.deepEqual(racing.map((r) => r.status).sort(), [200, 200, 201]);
+    assert.equal(new Set(racing.map((r) => r.body.data.id)).size, 1);
+    assert.equal((await list(t, b)).length, 3);
     // A bad key is refused naming the header, and publishes nothing.
     const bad = await send(CARD, "k".repeat(121));
     assert.equal(bad.status, 422, JSON.stringify(bad.body));
     assert.equal(bad.body.errors[0].path, "Idempotency-Key");
-    assert.equal((await list(t, b)).length, 2);
+    assert.equal((await list(t, b)).length, 3);
   }));
 
 Deno.test("rate cards API: POST /rate-cards/{card}/versions under one Idempotency-Key publishes one version: the same body again answers it (200, replayed), even after a later version; another body 409", () =>
