@@ -372,3 +372,70 @@ Deno.test("rate card actor: any run of publications keeps every version, carries
     { numRuns: 300 },
   );
 });
+
+Deno.test("rate card actor: a publication under an Idempotency-Key is judged in the card's turn: the same request publishes nothing, another request under the key is refused reference_conflict", () => {
+  const first = run(null, {
+    kind: "publish_first",
+    id: "rc_1",
+    business_id: "biz_1",
+    name: "Standard 2026",
+    effective_from: T0,
+    terms: TERMS,
+    by: "api_key",
+    request: { key: "k-1", digest: "d-1" },
+  });
+  assert.equal(first.rejected, null);
+  assert.deepEqual(first.state?.requests, { "k-1": { digest: "d-1", version: 1 } });
+  const sameFirst = run(first.state, {
+    kind: "publish_first",
+    id: "rc_1",
+    business_id: "biz_1",
+    name: "Standard 2026",
+    effective_from: T0 + 1,
+    terms: TERMS,
+    by: "api_key",
+    request: { key: "k-1", digest: "d-1" },
+  }, T0 + 1);
+  assert.equal(sameFirst.rejected, null);
+  assert.deepEqual(sameFirst.events, []);
+  const version = (digest: string, per_kg: number) =>
+    run(first.state, {
+      kind: "publish_version",
+      effective_from: T0 + DAY,
+      changes: { per_kg },
+      by: "api_key",
+      request: { key: "k-2", digest },
+    }, T0 + 2);
+  const v2 = version("d-2", 1_500);
+  assert.equal(v2.rejected, null);
+  assert.deepEqual(v2.state?.requests?.["k-2"], { digest: "d-2", version: 2 });
+  const again = run(v2.state, {
+    kind: "publish_version",
+    effective_from: T0 + DAY,
+    changes: { per_kg: 1_500 },
+    by: "api_key",
+    request: { key: "k-2", digest: "d-2" },
+  }, T0 + 3);
+  assert.equal(again.rejected, null);
+  assert.deepEqual(again.events, []);
+  const other = run(v2.state, {
+    kind: "publish_version",
+    effective_from: T0 + DAY,
+    changes: { per_kg: 1_600 },
+    by: "api_key",
+    request: { key: "k-2", digest: "d-3" },
+  }, T0 + 3);
+  assert.equal(other.rejected?.code, "reference_conflict");
+  assert.match(other.rejected?.message ?? "", /version 2 .*k-2/);
+  const otherFirst = run(v2.state, {
+    kind: "publish_first",
+    id: "rc_1",
+    business_id: "biz_1",
+    name: "Other",
+    effective_from: T0,
+    terms: TERMS,
+    by: "api_key",
+    request: { key: "k-1", digest: "d-9" },
+  });
+  assert.equal(otherFirst.rejected?.code, "reference_conflict");
+});
