@@ -121,7 +121,9 @@ export function priceRoutes(api: Api): void {
         method: "post",
         path,
         summary: path === "/client/prices"
-          ? "Every eligible service with its price lines, held for the operator's hold minutes"
+          ? "Every eligible service with its price lines, held for the operator's hold " +
+            "minutes, never past the next cut-off that would move an option's collection " +
+            "(valid_until)"
           : "Alias of POST /client/prices",
         tag,
         security: "client",
