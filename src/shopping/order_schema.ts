@@ -17,10 +17,24 @@ import { EXTERNAL_ID_PATTERN, SUBSTITUTION_PREFERENCES } from "./rules/order.ts"
 const Amount = z.number().min(0).max(1_000_000_000);
 const PATTERN_MESSAGE = `1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters of A-Z a-z 0-9 . _ : -`;
 
+/**
+ * spec: shopping 2.2 "stored as received": a whole number past 2^53 is not kept as sent (JSON
+ * reads 9007199254740993 as ...992), so it would be echoed, signed in events and matched on the
+ * decision path as another id: refused, to be sent as a string.
+ */
+const EXACT_MESSAGE = `a whole number past ${Number.MAX_SAFE_INTEGER} cannot be kept exactly ` +
+  "as sent: send it as a string";
+const exact = (v: string | number) =>
+  typeof v === "string" || !Number.isInteger(v) || Number.isSafeInteger(v);
+
 /** spec: shopping 2.2: a string or a number, kept as sent; `[A-Za-z0-9._:-]{1,64}` as text. */
 const PatternedId = z.union([z.string(), z.number()])
+  .refine(exact, { message: EXACT_MESSAGE, abort: true })
   .refine((v) => EXTERNAL_ID_PATTERN.test(String(v)), PATTERN_MESSAGE)
-  .openapi({ description: `A string or a number, echoed as sent; ${PATTERN_MESSAGE}` });
+  .openapi({
+    description: `A string or a number (a whole one at most ${Number.MAX_SAFE_INTEGER}), ` +
+      `echoed as sent; ${PATTERN_MESSAGE}`,
+  });
 
 /**
  * An id without a pattern of its own: a string or a number, kept as sent, spaces included (spec:
@@ -30,9 +44,10 @@ const FreeId = z.union([
   z.string().max(SHOPPING_EXTERNAL_ID_CHARS_MAX)
     .refine((v) => v.trim() !== "", "must not be empty or only spaces"),
   z.number(),
-]).openapi({
+]).refine(exact, EXACT_MESSAGE).openapi({
   description: `A string (1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters, not only spaces) ` +
-    "or a number, stored and echoed exactly as sent",
+    `or a number (a whole one at most ${Number.MAX_SAFE_INTEGER}), stored and echoed exactly ` +
+    "as sent",
 });
 
 const Item = z.object({
