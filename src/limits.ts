@@ -390,6 +390,12 @@ export const STOP_DRAIN_MS_MAX = 8_000;
 
 /** spec: shopping 8: stores in one shopping order. */
 export const SHOPPING_STORES_MAX = 20;
+/**
+ * The largest amount of a shopping order or of its shopper's work (an estimate, a unit price, a
+ * till amount), in major units: every store of an order at it still adds up exactly
+ * (AMOUNT_MINOR_MAX), so the float always reconciles (spec: shopping 1.1, 3).
+ */
+export const SHOPPING_AMOUNT_MAX = 1_000_000_000;
 /** spec: shopping 8: lines a store of a shopping order holds. */
 export const SHOPPING_LINES_MAX = 200;
 /** spec: shopping 8: external_order_id (and the other external ids) are 1 to 64 characters. */

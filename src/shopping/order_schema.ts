@@ -7,6 +7,7 @@ import { z } from "../http/route.ts";
 import { RouteFields, Text } from "../business/booking_schema.ts";
 import { Phone } from "../http/schemas.ts";
 import {
+  SHOPPING_AMOUNT_MAX,
   SHOPPING_EXTERNAL_ID_CHARS_MAX,
   SHOPPING_LINES_MAX,
   SHOPPING_STORES_MAX,
@@ -14,7 +15,7 @@ import {
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "../business/rules/booking.ts";
 import { EXTERNAL_ID_PATTERN, SUBSTITUTION_PREFERENCES } from "./rules/order.ts";
 
-const Amount = z.number().min(0).max(1_000_000_000);
+const Amount = z.number().min(0).max(SHOPPING_AMOUNT_MAX);
 const PATTERN_MESSAGE = `1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters of A-Z a-z 0-9 . _ : -`;
 
 /**

@@ -7,6 +7,9 @@ import { PlainText } from "../http/schemas.ts";
 import { IdempotencyKey } from "../http/idempotency.ts";
 import type { Refusals } from "../http/refusals.ts";
 import { DECISIONS, LINE_OUTCOMES } from "./rules/shopper.ts";
+import { SHOPPING_AMOUNT_MAX } from "../limits.ts";
+
+const UP_TO = `, 0 to ${SHOPPING_AMOUNT_MAX}`;
 
 /** A decimal in the order's currency, as a JSON number or as text (a multipart field). */
 export const DecimalAmount = z.union([z.number(), z.string().trim().min(1).max(24)]);
@@ -23,13 +26,14 @@ export const LineReportBody = z.object({
       "or absent",
   }),
   unit_price_paid: DecimalAmount.optional().openapi({
-    description: "found, substituted: the unit price paid, a decimal in the order's currency",
+    description: "found, substituted: the unit price paid, a decimal in the order's currency" +
+      UP_TO,
   }),
   substitute: z.object({
     name: PlainText(200).min(1),
     barcode: PlainText(64).min(1).optional(),
     unit_price: DecimalAmount.optional().openapi({
-      description: "The substitute's shelf price per unit, a decimal",
+      description: "The substitute's shelf price per unit, a decimal" + UP_TO,
     }),
   }).optional().openapi({ description: "substituted: what was taken instead (required)" }),
 });
@@ -42,7 +46,7 @@ export const DriverLineBody = LineReportBody.extend({
 
 export const CollectBody = z.object({
   collected_amount: DecimalAmount.openapi({
-    description: "The till receipt's total, a decimal in the order's currency",
+    description: "The till receipt's total, a decimal in the order's currency" + UP_TO,
   }),
 });
 

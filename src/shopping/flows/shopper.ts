@@ -19,7 +19,8 @@ import { driverTrip } from "../../business/flows/driver_trips.ts";
 import { replayOr } from "../../business/flows/driver_replays.ts";
 import { imageTypeOf } from "../../business/rules/driver_actions.ts";
 import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
-import { toMinor } from "../../domain/money.ts";
+import { formatMinor, toMinor } from "../../domain/money.ts";
+import { SHOPPING_AMOUNT_MAX } from "../../limits.ts";
 import type { Deps } from "../../environment.ts";
 import {
   type FieldError,
@@ -254,10 +255,22 @@ export async function storesInSequence(
   return stores.flatMap((s) => s ? [s] : []).sort((a, b) => a.sequence - b.sequence);
 }
 
+/**
+ * An amount the shopper sends, exact in the order's currency, 0 to SHOPPING_AMOUNT_MAX: the
+ * order's own amounts' bound, so the tills of every store add up exactly and the basket always
+ * reconciles (spec: shopping 1.1, 3).
+ */
 function minorOf(amount: number | string, currency: string, path: string): number {
   const parsed = toMinor(amount, currency);
-  if (parsed.ok && parsed.minor >= 0) return parsed.minor;
-  const message = parsed.ok ? "must not be negative" : parsed.message;
+  const max = toMinor(SHOPPING_AMOUNT_MAX, currency);
+  if (parsed.ok && max.ok && parsed.minor >= 0 && parsed.minor <= max.minor) return parsed.minor;
+  const message = !parsed.ok
+    ? parsed.message
+    : parsed.minor < 0
+    ? "must not be negative"
+    : `too large: ${formatMinor(parsed.minor, currency)} (at most ${
+      formatMinor(max.ok ? max.minor : 0, currency)
+    } ${currency})`;
   throw new Refused(invalidFields([{ path, message }]));
 }
 

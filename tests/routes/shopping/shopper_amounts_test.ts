@@ -1,0 +1,83 @@
+/**
+ * Shopping 1.1, 3: the shopper's amounts (a till amount, a unit price paid, a substitute's price)
+ * are bounded as the order's own are, so the tills of every store add up exactly and the basket
+ * always reconciles; past the bound a 422 names the field and nothing changes.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import { acceptAs, pngFile } from "../../helpers/driver_trips.ts";
+import { until } from "../../helpers/receiver.ts";
+import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
+
+const MAX = "1000000000.00";
+
+function collectForm(key: string, amount: string) {
+  const f = new FormData();
+  f.set("idempotency_key", key);
+  f.set("collected_amount", amount);
+  f.set("receipt_photo", pngFile("receipt.png"));
+  return f;
+}
+
+async function order(t: TestEnv, stores: number) {
+  const b = await shoppingBusiness(t);
+  const body = orderBody("ORD-AMT", {
+    shopping: { stores: Array.from({ length: stores }, (_, i) => store(String(i), 1)) },
+  });
+  const r = await createOrder(t, b.api_key, body);
+  assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
+  const reference = r.body.data.reference as string;
+  const driver = await createPoolDriver(t);
+  await acceptAs(t, b.id, reference, driver.id);
+  const post = (path: string, body: unknown) =>
+    t.call("POST", `/driver/shopping/${reference}/stores/${path}`, {
+      bearer: driver.token,
+      body,
+    });
+  const get = () => t.call("GET", `/business/shopping-orders/${reference}`, { key: b.api_key });
+  return { post, get };
+}
+
+// Before: ten stores collected at 9,999,999,999,999.99 each were taken 200, and their sum, past
+// the exact range, failed the basket's reconciliation for ever (the basket never collected).
+Deno.test("shopper amounts: past 1,000,000,000 a till amount, unit price paid or substitute price is 422 naming it, nothing changed; twenty stores at the bound reconcile exactly", () =>
+  withTestEnv(async (t) => {
+    const o = await order(t, 20);
+    const found = { outcome: "found", qty_found: 2, unit_price_paid: MAX };
+    const refused: [string, Record<string, unknown>][] = [
+      ["unit_price_paid", { ...found, unit_price_paid: "1000000000.01" }],
+      ["unit_price_paid", { ...found, unit_price_paid: 9999999999999.99 }],
+      ["substitute.unit_price", {
+        ...found,
+        outcome: "substituted",
+        substitute: { name: "Other", unit_price: "1000000000.01" },
+      }],
+    ];
+    for (const [path, body] of refused) {
+      const r = await o.post("F-0/items/0-0", { idempotency_key: crypto.randomUUID(), ...body });
+      assert.equal(r.status, 422, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.errors[0].path, path);
+      assert.match(r.body.message, /too large: .* \(at most 1000000000\.00 BWP\)/);
+    }
+    for (let i = 0; i < 20; i++) {
+      const line = await o.post(`F-${i}/items/${i}-0`, { idempotency_key: `l${i}`, ...found });
+      assert.equal(line.status, 200, JSON.stringify(line.body));
+      assert.equal(line.body.data.items[0].unit_price_paid, 1_000_000_000);
+      for (const amount of ["9999999999999.99", "1000000000.01"]) {
+        const past = await o.post(`F-${i}/collect`, collectForm(`x${i}${amount}`, amount));
+        assert.equal(past.status, 422, JSON.stringify(past.body));
+        assert.equal(past.body.errors[0].path, "collected_amount");
+      }
+      const taken = await o.post(`F-${i}/collect`, collectForm(`c${i}`, MAX));
+      assert.equal(taken.status, 200, JSON.stringify(taken.body));
+      assert.equal(taken.body.data.collected_amount, 1_000_000_000);
+    }
+    await until(t, async () => (await o.get()).body.data.float.reconciliation !== null, "basket");
+    const float = (await o.get()).body.data.float;
+    assert.equal(float.collected_amount, 20_000_000_000);
+    assert.equal(float.reconciliation.spent_amount, 20_000_000_000);
+    assert.equal(float.reconciliation.charged_amount, 20_000_000_000);
+    assert.equal(float.reconciliation.float_returned, 400 - 20_000_000_000);
+  }));
