@@ -396,6 +396,11 @@ export const SHOPPING_STORES_MAX = 20;
  * (AMOUNT_MINOR_MAX), so the float always reconciles (spec: shopping 1.1, 3).
  */
 export const SHOPPING_AMOUNT_MAX = 1_000_000_000;
+/**
+ * spec: shopping 2.2: purchase_amount defaults to the sum of the stores' estimates and may not be
+ * lower, so it may be as large as that sum can be: every store's estimate at SHOPPING_AMOUNT_MAX.
+ */
+export const SHOPPING_PURCHASE_AMOUNT_MAX = SHOPPING_STORES_MAX * SHOPPING_AMOUNT_MAX;
 /** spec: shopping 8: lines a store of a shopping order holds. */
 export const SHOPPING_LINES_MAX = 200;
 /** spec: shopping 8: external_order_id (and the other external ids) are 1 to 64 characters. */

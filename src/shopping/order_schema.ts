@@ -10,6 +10,7 @@ import {
   SHOPPING_AMOUNT_MAX,
   SHOPPING_EXTERNAL_ID_CHARS_MAX,
   SHOPPING_LINES_MAX,
+  SHOPPING_PURCHASE_AMOUNT_MAX,
   SHOPPING_STORES_MAX,
 } from "../limits.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "../business/rules/booking.ts";
@@ -87,7 +88,7 @@ export const ShoppingOrderRequest = z.object({
   recipient_first_names: Text(200),
   recipient_surname: Text(200),
   recipient_phone: Phone,
-  purchase_amount: Amount.optional().openapi({
+  purchase_amount: z.number().min(0).max(SHOPPING_PURCHASE_AMOUNT_MAX).optional().openapi({
     description: "Shelf money fronted to the shopper; defaults to the sum of estimated_amount; " +
       "may not be lower",
   }),

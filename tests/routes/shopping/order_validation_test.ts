@@ -115,6 +115,36 @@ Deno.test("shopping orders: 20 stores of 200 lines are taken; the limits are inc
     assert.equal(r.body.data.float.estimated_amount, 20 * 200 * 20);
   }));
 
+// spec: shopping 2.2: purchase_amount "defaults to the sum of estimated_amount; may not be lower":
+// the sum stated explicitly is the same order, though it is past one store's bound.
+Deno.test("shopping orders: a purchase_amount as large as the sum of the estimates is taken, as its default is", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const stores = [store("0", 1), store("1", 1)].map((s) => ({
+      ...s,
+      estimated_amount: 600_000_000,
+    }));
+    const given = orderBody("ORD-FLOAT", { shopping: { stores } }, {
+      purchase_amount: 1_200_000_000,
+    });
+    const r = await createOrder(t, b.api_key, given);
+    assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.data.float.purchase_amount, 1_200_000_000);
+    const byDefault = await createOrder(
+      t,
+      b.api_key,
+      orderBody("ORD-FLOAT-2", { shopping: { stores } }),
+    );
+    assert.equal(byDefault.body.data.float.purchase_amount, 1_200_000_000);
+    const lower = await createOrder(t, b.api_key, {
+      ...given,
+      purchase_amount: 1_199_999_999.99,
+      shopping: { ...given.shopping, external_order_id: "ORD-FLOAT-3" },
+    });
+    assert.equal(lower.status, 422);
+    assert.equal(lower.body.errors[0].path, "purchase_amount");
+  }));
+
 /** Store 1 of an order: 200 lines, long names and barcodes, images `bulk` long, the last `last`. */
 function bigStoreOrder(id: string, size: { bulk: number; last: number }, preference = "refund") {
   const body = orderBody(id, { shopping: { substitution_preference: preference } });
