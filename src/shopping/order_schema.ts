@@ -61,7 +61,10 @@ const Item = z.object({
   qty: z.number().int("whole units").min(1).max(10_000),
   unit_price: Amount.optional().openapi({ description: "Expected shelf price per unit" }),
   barcode: Text(64).optional(),
-  image: z.url().max(2_000).optional().openapi({ description: "Product photo URL" }),
+  // spec: shopping 2.2: a product photo the shopper's app loads: a web address, never a
+  // javascript:, data: or file: URL.
+  image: z.url({ protocol: /^https?$/, error: "must be an http or https URL of the photo" })
+    .max(2_000).optional().openapi({ description: "Product photo URL (http or https)" }),
 });
 
 const Store = z.object({

@@ -77,6 +77,13 @@ const CASES: readonly [string, (b: Body) => void, string][] = [
   ["recipient_surname missing", (b) => {
     delete (b as { recipient_surname?: string }).recipient_surname;
   }, "recipient_surname"],
+  // spec: shopping 2.2: a product photo URL, which the shopper's app loads.
+  ["an image that is a script, not a photo's address", (b) => {
+    (b.shopping.stores[1]!.items[0] as { image?: string }).image = "javascript:alert(1)";
+  }, "shopping.stores.1.items.0.image"],
+  ["an image in a data: URL", (b) => {
+    (b.shopping.stores[0]!.items[1] as { image?: string }).image = "data:image/png;base64,AAAA";
+  }, "shopping.stores.0.items.1.image"],
   ["item name missing", (b) => {
     delete (b.shopping.stores[0]!.items[0] as { name?: string }).name;
   }, "shopping.stores.0.items.0.name"],
