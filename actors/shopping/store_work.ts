@@ -4,7 +4,13 @@
  * it, a decision window on a durable timer, and a store collected or unavailable once every line
  * is settled. Refusals are stable codes (STYLE 3); nothing here reads anything but the state.
  */
-import { accept, type Ctx, reject, type TimerFired } from "../../src/runtime/actor.ts";
+import {
+  accept,
+  type Ctx,
+  reject,
+  type Rejection,
+  type TimerFired,
+} from "../../src/runtime/actor.ts";
 import type { ExternalId } from "../../src/shopping/rules/order.ts";
 import {
   decisionTimer,
@@ -26,7 +32,7 @@ type Command<K extends ShoppingStoreCommand["kind"]> = Extract<ShoppingStoreComm
 const after = (s: ShoppingStore | null) => s;
 
 /** spec: shopping 3: a store's part ends once: collected or unavailable. */
-function finished(s: ShoppingStore): Decided | null {
+function finished(s: ShoppingStore): Rejection | null {
   if (s.status === "pending") return null;
   return reject(
     "store_finished",
@@ -41,7 +47,7 @@ function unknownLine(s: ShoppingStore, id: ExternalId): Decided {
   );
 }
 
-function awaiting(l: ShoppingLine): Decided {
+function awaiting(l: ShoppingLine): Rejection {
   return reject(
     "decision_pending",
     `item ${String(l.external_item_id)} awaits the customer's decision on its substitute`,
@@ -168,10 +174,11 @@ export function closeWindow(s: ShoppingStore, c: Command<"close_window">, ctx: C
 }
 
 /**
- * spec: shopping 3: a store is collected with its till amount and receipt once every line is
- * settled (none pending, none awaiting the customer) and something was found.
+ * spec: shopping 3: why the store cannot be collected whatever its receipt (finished, a line
+ * pending or awaiting the customer, nothing found), or null. The collection's flow asks it too
+ * before it keeps the receipt photo, so a refused collection stores nothing.
  */
-export function storeCollect(s: ShoppingStore, c: Command<"collect">, ctx: Ctx): Decided {
+export function collectRefusal(s: ShoppingStore): Rejection | null {
   const done = finished(s);
   if (done) return done;
   const waiting = s.lines.find((l) => l.outcome === "awaiting_decision");
@@ -189,6 +196,16 @@ export function storeCollect(s: ShoppingStore, c: Command<"collect">, ctx: Ctx):
       "every item of this store is unavailable: mark the store unavailable instead",
     );
   }
+  return null;
+}
+
+/**
+ * spec: shopping 3: a store is collected with its till amount and receipt once every line is
+ * settled (none pending, none awaiting the customer) and something was found.
+ */
+export function storeCollect(s: ShoppingStore, c: Command<"collect">, ctx: Ctx): Decided {
+  const refused = collectRefusal(s);
+  if (refused) return refused;
   if (c.receipt_photo === null) {
     return reject(
       "receipt_photo_required",

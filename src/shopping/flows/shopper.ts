@@ -15,6 +15,7 @@ import {
   shoppingStoreActor,
   type ShoppingStoreCommand,
 } from "../../../actors/shopping/store.ts";
+import { collectRefusal } from "../../../actors/shopping/store_work.ts";
 import { driverTrip } from "../../business/flows/driver_trips.ts";
 import { replayOr } from "../../business/flows/driver_replays.ts";
 import { imageTypeOf } from "../../business/rules/driver_actions.ts";
@@ -137,6 +138,10 @@ export async function collectShoppingStore(
 ): Promise<WorkedStore> {
   return await shopperAction(deps, driverId, at, input.idempotency_key, async (t) => {
     const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
+    // A collection the store refuses whatever its receipt keeps no photo (the store decides
+    // again on its own state when asked).
+    const refused = collectRefusal(t.store);
+    if (refused) throw new Refused(refused);
     const receipt_photo = input.receipt_photo === undefined
       ? null
       : await storedReceipt(deps, t, driverId, input.receipt_photo);
