@@ -23,7 +23,12 @@ export function shoppingLinkRoutes(api: Api): void {
     tag: "Shopping fulfilment",
     security: "public",
     middleware: [anonymous],
-    params: z.object({ token: z.string().min(1).max(SHOPPING_LINK_CHARS_MAX) }),
+    // Any length reaches the link's check: a link made longer is altered (403), not a bad request.
+    params: z.object({
+      token: z.string().min(1).openapi({
+        description: `The signed link's token (at most ${SHOPPING_LINK_CHARS_MAX} characters)`,
+      }),
+    }),
     produces: "application/octet-stream",
     refusals: {
       link_expired: "the link is past its time",
