@@ -22,7 +22,7 @@ import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping
 import { shoppingCapabilityActor } from "../../../actors/shopping/capability.ts";
 import { lineOf, type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse } from "../../runtime/actor.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
 import {
   basketCollectedEvent,
   type BasketFacts,
@@ -147,8 +147,7 @@ async function basketCollected(
 ) {
   const basket = order.basket!;
   if (!basket.settlement) await settle(deps, order);
-  // The basket is the trip's handover: the shopper may pick it up from now on (twice is harmless).
-  await askTrip(deps, order.business_id, order.reference, { kind: "ready" });
+  await handOver(deps, order);
   if (!sending) return;
   const facts = await basketFactsOf(deps, order, sending.ttl_ms);
   await made(
@@ -156,6 +155,20 @@ async function basketCollected(
     order.business_id,
     basketCollectedEvent({ id: shoppingEventId(order.business_id, basket.event_id), ...facts }),
   );
+}
+
+/**
+ * The basket is the trip's handover: the shopper may pick it up from now on (twice is harmless).
+ * A trip already ended (its cancellation finished the stores, trip_ended.ts) hands nothing over:
+ * its refusal (business 3.1: a final trip changes no more) is no failure of the basket, whose
+ * event is still made.
+ */
+async function handOver(deps: EventDeps, order: ShoppingOrder) {
+  try {
+    await askTrip(deps, order.business_id, order.reference, { kind: "ready" });
+  } catch (e) {
+    if (!(e instanceof Refused) || e.rejection.code !== "invalid_transition") throw e;
+  }
 }
 
 /** The collected basket's event fields, with a packing slip link valid `ttlMs` from now. */

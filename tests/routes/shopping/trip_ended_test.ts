@@ -8,7 +8,9 @@ import { forgetOldDataPasses, rewriteStored } from "../../helpers/stored_records
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { until } from "../../helpers/receiver.ts";
+import { startReceiver, until } from "../../helpers/receiver.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
+import { shoppingEventId } from "../../../src/shopping/rules/event_bodies.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -86,6 +88,64 @@ Deno.test("shopping trip cancelled mid-shopping: the goods of the stores collect
       "unavailable",
       0,
     ]]);
+  }));
+
+// Before: the basket's handling asked the cancelled trip to be marked ready, was refused
+// invalid_transition and threw after the goods' charge: shopping.basket_collected was never made
+// on the shopping stream, and the store's outbox item was handed over again for ever.
+Deno.test("shopping trip cancelled mid-shopping: the basket completed by the cancellation is announced on the shopping webhook, once", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver((h) => h.get("X-Service-Delivery"));
+    try {
+      const b = await shoppingBusiness(t);
+      const settings = "/business/shopping-fulfilment";
+      await t.call("PUT", settings, { key: b.api_key, body: { webhook_url: receiver.url } });
+      await t.call("POST", `${settings}/secret/rotate`, { key: b.api_key });
+      const made = await createOrder(
+        t,
+        b.api_key,
+        orderBody("ORD-END-EV", { stores: 2, lines: 1 }),
+      );
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const reference = made.body.data.reference;
+      const [s0] = await storeIdsOf(t, b.id, reference);
+      await recordLine(t, b.id, s0!, "0-0", {
+        outcome: "found",
+        qty_found: 2,
+        unit_price_paid_minor: 1_005,
+        substitute: null,
+      });
+      await collect(t, b.id, s0!, { amount_minor: 2_010, photo: PHOTO });
+      const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
+        key: b.api_key,
+      });
+      assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+      await until(t, () => settled(t, b.id, reference), "the goods bought settled");
+      const got = await t.env.runtime.read(shoppingOrderActor, b.id, reference, { kind: "get" });
+      assert.ok(got.ok && got.reply?.basket);
+      const basketEvent = shoppingEventId(b.id, got.reply.basket.event_id);
+      await until(t, async () => {
+        const e = await t.env.runtime.read(outboundEventActor, b.id, basketEvent, { kind: "get" });
+        return e.ok && e.reply !== null;
+      }, "shopping.basket_collected made");
+      await until(
+        t,
+        () => receiver.deliveries.some((d) => d.headers.get("X-Service-Delivery") === basketEvent),
+        "shopping.basket_collected sent",
+      );
+      const sent = receiver.deliveries.filter((d) =>
+        d.headers.get("X-Service-Event") === "shopping.basket_collected"
+      );
+      assert.equal(new Set(sent.map((d) => d.headers.get("X-Service-Delivery"))).size, 1);
+      const body = JSON.parse(sent[0]!.body);
+      assert.deepEqual(body.stores.map((s: { status: string }) => s.status), [
+        "collected",
+        "unavailable",
+      ]);
+      assert.equal(body.float.charged_amount, 20.1);
+    } finally {
+      await receiver.close();
+    }
   }));
 
 Deno.test("shopping trip cancelled before anything was bought: every store ends unavailable, nothing charged", () =>
