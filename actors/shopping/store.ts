@@ -63,6 +63,18 @@ function open(
   return accept([{ kind: "store_opened", store: opened }], (s) => s);
 }
 
+/**
+ * spec: shopping 7 "nothing is booked": a store opened for a claim that was then released (its
+ * booking refused, or stalled and swept) keeps no lines. Only one never worked on: a store the
+ * shopper touched belongs to a booked order and stays (a repeat finds it gone, and is harmless).
+ */
+function discard(state: ShoppingStoreState, ctx: Ctx): Decided {
+  const untouched = state?.status === "pending" &&
+    state.lines.every((l) => l.outcome === "pending");
+  if (!untouched) return accept([], () => state);
+  return accept([{ kind: "store_discarded", at: ctx.now }], () => null);
+}
+
 function decide(
   state: ShoppingStoreState,
   command: ShoppingStoreCommand | TimerFired,
@@ -70,6 +82,7 @@ function decide(
 ): Decided {
   if (command.kind === "open") return open(state, command, ctx);
   if (command.kind === "get") return accept([], () => state);
+  if (command.kind === "discard") return discard(state, ctx);
   if (!state) {
     return command.kind === "timer" ? accept([]) : reject("not_found", "shopping store not found");
   }
@@ -107,6 +120,7 @@ function withLine(
 
 function evolve(state: ShoppingStoreState, e: ShoppingStoreEvent): ShoppingStoreState {
   if (e.kind === "store_opened") return e.store;
+  if (e.kind === "store_discarded") return null;
   if (!state) return state;
   switch (e.kind) {
     case "line_recorded": {

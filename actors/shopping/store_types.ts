@@ -85,6 +85,8 @@ export type ShoppingStoreCommand =
   | { kind: "decide"; external_item_id: ExternalId; decision: CustomerDecision }
   // The sandbox's simulated timeout: the window of a line awaiting a decision closes now.
   | { kind: "close_window"; external_item_id: ExternalId }
+  // The order's claim was released before its trip was booked: this store is no order's.
+  | { kind: "discard" }
   | { kind: "get" };
 
 /** A line's outcome as decided, whoever decided it. */
@@ -101,6 +103,8 @@ export interface LineRecorded {
 
 export type ShoppingStoreEvent =
   | { kind: "store_opened"; store: ShoppingStore }
+  /** Opened for a claim released unbooked: its lines are dropped (the state is null again). */
+  | { kind: "store_discarded"; at: number }
   | LineRecorded
   | {
     kind: "decision_awaited";

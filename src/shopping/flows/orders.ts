@@ -227,10 +227,24 @@ async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Pro
     ? trip.fingerprint
     : null;
   if (holder === order.fingerprint) return;
-  await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
+  const released = await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
     kind: "release",
     claim_id: order.claim_id,
   });
+  // Best effort: the refusal answered is the booking's; a store left is never read again.
+  if (released.ok && released.reply?.claim_id !== order.claim_id) {
+    await Promise.allSettled(order.stores.map((s) => discardStore(runtime, order, s.store_id)));
+  }
+}
+
+/**
+ * spec: shopping 7 "nothing is booked": the stores a released claim opened keep no lines (the
+ * store drops them only if never worked on).
+ */
+async function discardStore(runtime: ActorRuntime, order: ShoppingOrder, storeId: string) {
+  orRefuse(
+    await runtime.ask(shoppingStoreActor, order.business_id, storeId, { kind: "discard" }),
+  );
 }
 
 /**
@@ -282,7 +296,12 @@ export async function sweepStalledOrder(
   const charging = made.phase === "booking" && made.claim.fingerprint === order.fingerprint &&
     made.claim.claimed_at === seen;
   if (charging) return;
-  await ask({ kind: "release_stalled", claim_id: order.claim_id, claimed_at: seen });
+  const after = await ask({ kind: "release_stalled", claim_id: order.claim_id, claimed_at: seen });
+  // Released (a trip claim let through meanwhile keeps it): its stores are no order's. As for a
+  // refused booking, a store left by a failure here is never read again.
+  if (after?.claim_id !== order.claim_id) {
+    for (const s of order.stores) await discardStore(runtime, order, s.store_id);
+  }
 }
 
 async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<ShoppingOrderLive> {
