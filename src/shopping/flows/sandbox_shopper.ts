@@ -11,9 +11,9 @@ import { lineOf } from "../../../actors/shopping/store.ts";
 import { SIMULATED_PNG } from "../../business/flows/sandbox_steps.ts";
 import { refuseUnlessSandbox } from "../../business/rules/sandbox.ts";
 import type { EvidenceUpload } from "../../courier/flows/evidence.ts";
-import { formatMinor } from "../../domain/money.ts";
+import { AmountOutOfRange, formatMinor } from "../../domain/money.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { tillAmountMinor } from "../rules/shopper.ts";
 import { type ShoppingOrderLive, shoppingOrderOf } from "./orders.ts";
@@ -82,8 +82,7 @@ export async function sandboxCollectStore(
   const store = live.stores.find((s) =>
     String(s.external_fulfilment_id) === at.external_fulfilment_id
   );
-  const amount = input.collected_amount ??
-    formatMinor(tillAmountMinor(store?.lines ?? []), live.order.currency);
+  const amount = input.collected_amount ?? tillAmountOf(store?.lines ?? [], live.order.currency);
   await collectShoppingStore(deps, driverId, at, {
     idempotency_key: keyOf(input.idempotency_key),
     collected_amount: amount,
@@ -94,6 +93,23 @@ export async function sandboxCollectStore(
     },
   });
   return await shoppingOrderOf(deps, business, at.reference);
+}
+
+/**
+ * What the lines bought cost at the till, as the amount of a collection that gives none; lines
+ * worth more than an amount can state are refused 422 naming collected_amount (the amount then
+ * has to be sent, and is bounded as any), never answered 500.
+ */
+function tillAmountOf(lines: Parameters<typeof tillAmountMinor>[0], currency: string): string {
+  try {
+    return formatMinor(tillAmountMinor(lines), currency);
+  } catch (e) {
+    if (!(e instanceof AmountOutOfRange)) throw e;
+    throw new Refused(invalidFields([{
+      path: "collected_amount",
+      message: "the lines bought cost more than an amount can state: send collected_amount",
+    }]));
+  }
 }
 
 /** spec: shopping 3: the simulated shopper finds a store unavailable. */

@@ -81,3 +81,39 @@ Deno.test("shopper amounts: past 1,000,000,000 a till amount, unit price paid or
     assert.equal(float.reconciliation.charged_amount, 20_000_000_000);
     assert.equal(float.reconciliation.float_returned, 400 - 20_000_000_000);
   }));
+
+// Before: the sandbox's collect step without an amount summed what the lines bought, and past the
+// exact range (ten lines of 10,000 units at 1,000,000,000.00) answered 500 internal_error.
+Deno.test("sandbox shopper amounts: a collection without an amount whose lines cost more than an amount can state is 422 naming collected_amount", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const big = store("0", 10);
+    big.items = big.items.map((item) => ({ ...item, qty: 10_000, unit_price: 0.01 }));
+    const made = await createOrder(
+      t,
+      b.api_key,
+      orderBody("ORD-SBX-AMT", { shopping: { stores: [big] } }),
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body).slice(0, 300));
+    const ref = made.body.data.reference as string;
+    const assigned = await t.call("POST", `/business/sandbox/trips/${ref}/assign_driver`, {
+      key: b.api_key,
+      body: {},
+    });
+    assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
+    const step = (path: string, body: unknown = {}) =>
+      t.call("POST", `/business/sandbox/shopping-orders/${ref}/${path}`, { key: b.api_key, body });
+    for (let i = 0; i < 10; i++) {
+      const r = await step(`stores/F-0/items/0-${i}`, {
+        outcome: "found",
+        qty_found: 10_000,
+        unit_price_paid: MAX,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    }
+    const collected = await step("stores/F-0/collect");
+    assert.equal(collected.status, 422, JSON.stringify(collected.body));
+    assert.equal(collected.body.errors[0].path, "collected_amount");
+    const given = await step("stores/F-0/collect", { collected_amount: "999999.99" });
+    assert.equal(given.status, 200, JSON.stringify(given.body).slice(0, 300));
+  }, { name: "sandbox" }));
