@@ -62,6 +62,8 @@ export function tripEventData(t: Trip): Record<string, unknown> {
     external_reference: t.external_reference,
     billing_amount: decimal(t.billing_amount_minor, t.billing_currency),
     billing_currency: t.billing_currency,
+    // spec: business 2.2: eta_minutes is one of the trip's fields, as the sample carries it.
+    eta_minutes: t.eta_minutes,
     is_test: t.is_test,
     test: t.is_test,
     returning: t.returning,

@@ -34,6 +34,9 @@ export function sampleTripCreated(input: SampleInput): BusinessWebhookItem {
       is_test: true,
       test: true,
       external_reference: "SAMPLE-ORDER-1",
+      // Every trip event carries these (trip/outbox.ts tripEventData): a new trip's values.
+      returning: false,
+      delivery_outcome: null,
     },
   };
 }

@@ -147,7 +147,7 @@ Deno.test("trip created: the trip.created webhook keeps its bytes, with an offer
       '"external_reference":"ORD-1","test":false,"data":{"id":7,"reference":"BK-0000000001",' +
       '"tracking_url":"https://track.example.com/api/trip-track/track","status":"pending",' +
       '"type":"parcel","external_reference":"ORD-1","billing_amount":45,' +
-      '"billing_currency":"BWP","is_test":true,"test":true,"returning":false,' +
+      '"billing_currency":"BWP","eta_minutes":20,"is_test":true,"test":true,"returning":false,' +
       '"delivery_outcome":null}}',
   );
 });

@@ -14,6 +14,7 @@ import { documented, listed } from "../../helpers/documented.ts";
 import { commandKind, whileFlaky } from "../../helpers/faults.ts";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 async function setUrl(t: TestEnv, key: string, url: string) {
   const r = await t.call("PATCH", "/business/profile", { key, body: { webhook_url: url } });
@@ -192,6 +193,31 @@ Deno.test("webhook deliveries: read or requeued while the delivery is busy answe
         const again = await t.call(ask.method, ask.path, { key: b.api_key, body: ask.body });
         assert.equal(again.status, 200, `${ask.path}: ${JSON.stringify(again.body)}`);
       }
+    } finally {
+      await receiver.close();
+    }
+  }));
+
+// spec: business 2.2, 6: the sample is "a signed sample" of a trip event: a receiver built against
+// it must parse a real trip.created, so both carry the same envelope and the same data fields.
+Deno.test("webhook-test: the sample carries the envelope and data fields of a real trip.created", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await fundedBusiness(t);
+      await setUrl(t, b.api_key, receiver.url);
+      const booked = await t.call("POST", "/business/book", { key: b.api_key, body: PARCEL });
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      await until(t, () => receiver.deliveries.length >= 1, "the real trip.created");
+      const r = await t.call("POST", "/business/webhook-test", { key: b.api_key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const [real, sample] = receiver.deliveries.map((d) => JSON.parse(d.body));
+      assert.equal(real.test, false);
+      assert.equal(sample.test, true);
+      assert.deepEqual(Object.keys(sample), Object.keys(real));
+      assert.deepEqual(Object.keys(sample.data).sort(), Object.keys(real.data).sort());
+      // spec: business 2.2: eta_minutes is among the trip's fields; the sample's is null.
+      assert.equal(real.data.eta_minutes, booked.body.data.eta_minutes);
     } finally {
       await receiver.close();
     }
