@@ -159,9 +159,8 @@ function collect(t: Trip, a: Extract<DriverAction, { kind: "collect" }>, at: num
 
 /** spec: business 3.1 "delivery done": each requirement missing is refused, naming its field. */
 function deliver(t: Trip, a: Extract<DriverAction, { kind: "deliver" }>, at: number): D {
-  if (t.status !== "active" || t.returning) return wrongStatus(t, "deliver");
-  const missing = deliveryRefusal(t, a);
-  if (missing) return missing;
+  const refused = deliverRefusal(t, a);
+  if (refused) return refused;
   const cod = t.cod_amount_minor === null ? null : a.cod_collected_amount_minor ?? null;
   return accept([{
     kind: "trip_delivered",
@@ -175,6 +174,21 @@ function deliver(t: Trip, a: Extract<DriverAction, { kind: "deliver" }>, at: num
       cod_collected_minor: cod,
     },
   }], replyOf);
+}
+
+/**
+ * spec: business 3.1: why the trip refuses this delivery (another driver's, not active, a
+ * requirement missing), or null. The driver app's flow asks it too before it stores the proof
+ * files, so a refused delivery keeps no file; only the files' presence is decided on.
+ */
+export function deliverRefusal(
+  t: Trip,
+  a: Extract<DriverAction, { kind: "deliver" }>,
+): Rejection | null {
+  // CONTRACT "Driver app": another driver's trip answers as a missing one (as drive's check).
+  if (a.driver_id !== undefined && t.driver?.id !== a.driver_id) return tripNotFound();
+  if (t.status !== "active" || t.returning) return wrongStatus(t, "deliver");
+  return deliveryRefusal(t, a);
 }
 
 function deliveryRefusal(

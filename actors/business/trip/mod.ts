@@ -21,6 +21,7 @@ import type { TripEvent } from "./events.ts";
 export type * from "./types.ts";
 export type * from "./events.ts";
 export { STALL_TIMER } from "./decide.ts";
+export { deliverRefusal } from "./drive.ts";
 export { dispatchable, DUE_TIMER, OFFER_TIMER, WINDOW_TIMER } from "./dispatch.ts";
 
 /** The index from a driver to the trip whose offer waits for them (one at a time). */

@@ -6,6 +6,7 @@
  * signal answers the first answer, whatever happened to the trip since (driver_replays.ts).
  */
 import {
+  deliverRefusal,
   type DriverAction,
   type FileRef,
   type Trip,
@@ -24,6 +25,7 @@ import type { Deps } from "../../environment.ts";
 import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
+  evidenceTooLarge,
   type EvidenceUpload,
   storeEvidence,
 } from "../../courier/flows/evidence.ts";
@@ -235,16 +237,21 @@ async function basketFinished(deps: TripDeps, trip: Trip): Promise<boolean> {
   return stores.every((s) => s !== null && s.status !== "pending");
 }
 
-/** The proof files are stored (content-addressed, so a replay stores nothing twice) first. */
+/**
+ * spec: business 3.1 "delivery done": the proof files are checked and the delivery decided by the
+ * trip's own rule before either file is stored, so a refused delivery keeps no file (bad input
+ * changes nothing); then stored (content-addressed, so a replay stores nothing twice) before the
+ * commit that names them. A trip changed between the two may still refuse after the store.
+ */
 async function deliverCommand(
   deps: TripDeps,
   trip: Trip,
   driver_id: string,
   input: DriverActionInput,
 ): Promise<DriverAction> {
-  const proof_photo = await stored(deps, trip, driver_id, input.proof_photo);
-  const signature = await stored(deps, trip, driver_id, input.signature);
-  return {
+  const photo = checkedProof(input.proof_photo);
+  const sig = checkedProof(input.signature);
+  const action = {
     kind: "deliver",
     driver_id,
     ...(input.delivery_code !== undefined ? { delivery_code: input.delivery_code } : {}),
@@ -252,6 +259,17 @@ async function deliverCommand(
     ...(input.cod_collected_amount !== undefined
       ? { cod_collected_amount_minor: codMinor(trip, input.cod_collected_amount) }
       : {}),
+  } as const;
+  const refused = deliverRefusal(trip, {
+    ...action,
+    ...(photo ? { proof_photo: unstoredRef(photo) } : {}),
+    ...(sig ? { signature: unstoredRef(sig) } : {}),
+  });
+  if (refused) throw new Refused(refused);
+  const proof_photo = photo && await stored(deps, trip, driver_id, photo);
+  const signature = sig && await stored(deps, trip, driver_id, sig);
+  return {
+    ...action,
     ...(proof_photo ? { proof_photo } : {}),
     ...(signature ? { signature } : {}),
   };
@@ -267,13 +285,9 @@ function codMinor(trip: Trip, amount: number | string): number {
   return parsed.minor;
 }
 
-async function stored(
-  deps: TripDeps,
-  trip: Trip,
-  driverId: string,
-  upload: ProofUpload | undefined,
-): Promise<FileRef | null> {
-  if (upload === undefined) return null;
+/** A proof file as it will be stored (its detected image type), or a refusal naming its field. */
+function checkedProof(upload: ProofUpload | undefined): ProofUpload | undefined {
+  if (upload === undefined) return undefined;
   const type = imageTypeOf(upload.bytes);
   if (type === null) {
     throw new Refused(invalidFields([{
@@ -281,13 +295,24 @@ async function stored(
       message: `must be a JPEG, PNG or WebP image: ${upload.content_type || "no type"} sent`,
     }]));
   }
+  const tooLarge = evidenceTooLarge(upload.bytes.length);
+  if (tooLarge) throw new Refused(tooLarge);
+  return { ...upload, content_type: type };
+}
+
+/** The reference a checked file is decided on before it is stored (only its presence counts). */
+function unstoredRef(upload: ProofUpload): FileRef {
+  return { sha256: "", name: upload.name, size: upload.bytes.length, content_type: "" };
+}
+
+async function stored(
+  deps: TripDeps,
+  trip: Trip,
+  driverId: string,
+  upload: ProofUpload,
+): Promise<FileRef> {
   // The business's file: kept under the trip's tenant, read back by the business.
-  const r = await storeEvidence(
-    deps.runtime,
-    trip.business_id,
-    { ...upload, content_type: type },
-    driverId,
-  );
+  const r = await storeEvidence(deps.runtime, trip.business_id, upload, driverId);
   if (!r.ok) throw new Refused(r);
   return r.value;
 }

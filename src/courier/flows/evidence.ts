@@ -40,13 +40,8 @@ export async function storeEvidence(
   by: string,
 ): Promise<EvidenceResult<EvidenceFileRef>> {
   const size = upload.bytes.length;
-  if (size > EVIDENCE_FILE_BYTES_MAX) {
-    return {
-      ok: false,
-      code: "evidence_file_too_large",
-      message: `evidence file too large: ${size} bytes, max ${EVIDENCE_FILE_BYTES_MAX}`,
-    };
-  }
+  const tooLarge = evidenceTooLarge(size);
+  if (tooLarge) return tooLarge;
   const sha256 = sha256Hex(upload.bytes);
   const id = evidenceFileId(tenant, sha256);
   const begun = await runtime.ask(evidenceFileActor, tenant, id, {
@@ -81,6 +76,16 @@ export async function storeEvidence(
       size,
       content_type: upload.content_type.trim() || file.content_type,
     },
+  };
+}
+
+/** The refusal of a file of `size` bytes, too large to store; null when it fits. */
+export function evidenceTooLarge(size: number): Rejection | null {
+  if (size <= EVIDENCE_FILE_BYTES_MAX) return null;
+  return {
+    ok: false,
+    code: "evidence_file_too_large",
+    message: `evidence file too large: ${size} bytes, max ${EVIDENCE_FILE_BYTES_MAX}`,
   };
 }
 
