@@ -108,7 +108,8 @@ function actionRoute(api: Api): void {
       "fail_delivery, id_refused, complete_return, cancel_by_driver",
     description: "JSON, or multipart/form-data whose text fields are the body and whose files " +
       "are `proof_photo` and `signature` (JPEG, PNG or WebP). `idempotency_key` makes a replay " +
-      "answer the first answer. cancel_by_driver before collection puts the trip back for " +
+      "(the same action, fields and files) answer the first answer; another request under it " +
+      "is refused 409. cancel_by_driver before collection puts the trip back for " +
       "another driver, or ends it cancelled once the dispatch window has passed.",
     tag,
     security,
@@ -135,6 +136,8 @@ function actionRoute(api: Api): void {
       cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount",
       evidence_file_too_large: "a file is larger than a proof file may be",
       validation_failed: "a field is invalid, a reason is missing, or a file is not an image",
+      idempotency_key_reused: "the idempotency_key was sent before on this trip with another " +
+        "action, fields or files; nothing is changed",
     },
   }, async (c, { params, body, files }) => {
     const upload = async (field: ProofUpload["field"]): Promise<ProofUpload | undefined> => {

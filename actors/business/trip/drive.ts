@@ -44,8 +44,25 @@ export function wrongStatus(t: Trip, action: string): Rejection {
   );
 }
 
-/** spec: business 3.1 table: the transitions a driver makes. */
+/**
+ * spec: business 3.1 table: the transitions a driver makes. The driver app's request digest is
+ * answered back, so the reply kept under its key tells a replay from another request.
+ */
 export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
+  const d = driveOnce(t, a, ctx);
+  const { request } = a;
+  if (request === undefined || !d.ok || d.reply === undefined) return d;
+  const reply = d.reply;
+  return {
+    ...d,
+    reply: (next, at) => {
+      const r = reply(next, at);
+      return r.phase === "booked" ? { ...r, request } : r;
+    },
+  };
+}
+
+function driveOnce(t: Trip, a: DriverAction, ctx: Ctx): D {
   // CONTRACT "Driver app": another driver's trip answers as a missing one.
   if (a.kind !== "accept" && a.driver_id !== undefined && t.driver?.id !== a.driver_id) {
     return tripNotFound();

@@ -243,7 +243,16 @@ export type TripState =
  * What a driver does (spec: business 3.1). `driver_id`, when given, must be the trip's driver:
  * another driver's trip is not found, word for word as a missing one (CONTRACT "Driver app").
  */
-export type DriverAction =
+export type DriverAction = DriverMove & {
+  /**
+   * The digest of the driver app's request (CONTRACT "Driver app"), answered back in the reply
+   * kept under its key, so another request under the same key is told from its replay.
+   */
+  readonly request?: string;
+};
+
+/** The driver's transitions themselves (DriverAction without the request's digest). */
+type DriverMove =
   /** `offer_id`: the offer answered; `queued`: the driver holds a trip this one follows. */
   | {
     kind: "accept";
@@ -378,4 +387,6 @@ export type TripReply =
     readonly fingerprint?: string;
     readonly replayed?: boolean;
     readonly already_cancelled?: boolean;
+    /** The digest of the driver app's request this answers (DriverAction `request`). */
+    readonly request?: string;
   };

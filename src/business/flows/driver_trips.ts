@@ -13,6 +13,7 @@ import {
   TRIP_REFERENCE_INDEX,
   tripActor,
   type TripCommit,
+  type TripReply,
 } from "../../../actors/business/trip/mod.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -30,6 +31,7 @@ import {
   storeEvidence,
 } from "../../courier/flows/evidence.ts";
 import { toMinor } from "../../domain/money.ts";
+import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
 import { imageTypeOf } from "../rules/driver_actions.ts";
 import { keptTrip, replayOr } from "./driver_replays.ts";
 
@@ -154,20 +156,63 @@ export async function driverTripAction(
   options: ActionOptions = {},
 ): Promise<Trip> {
   const key = actionKey(driverId, input.idempotency_key);
+  const request = requestDigest(action, input);
+  const asked = { key, request, sent: input.idempotency_key };
   // CONTRACT "Driver app": a replay answers the first answer, even once the trip is no longer
   // the driver's (given back, completed, cancelled): read before the trip is checked.
-  return await replayOr(() => keptTrip(deps, reference, key), async () => {
+  return await replayOr(() => keptAnswer(deps, reference, asked), async () => {
     const trip = await driverTrip(deps, driverId, reference);
     const command = await commandOf(deps, trip, driverId, action, input, options);
-    const r = orRefuse(
-      await deps.runtime.ask(tripActor, trip.business_id, trip.reference, command, {
-        idempotencyKey: key,
-        requestId: deps.requestId,
-      }),
+    const r = await deps.runtime.ask(
+      tripActor,
+      trip.business_id,
+      trip.reference,
+      { ...command, request },
+      { idempotencyKey: key, requestId: deps.requestId },
     );
-    if (r.phase !== "booked") notFound(reference);
-    return r.trip;
+    const reply = orRefuse(r);
+    if (r.ok && r.replayed) sameRequest(reply, request, input.idempotency_key);
+    if (reply.phase !== "booked") notFound(reference);
+    return reply.trip;
   });
+}
+
+/**
+ * The digest of the action's request: its name, its fields and its files' content. Another
+ * request under a used key is not its replay (CONTRACT "Driver app").
+ */
+function requestDigest(action: DriverTripAction, input: DriverActionInput): string {
+  const { idempotency_key: _key, proof_photo, signature, ...fields } = input;
+  const file = (f: ProofUpload | undefined) => f === undefined ? null : sha256Hex(f.bytes);
+  return sha256Hex(canonicalJson({
+    action,
+    ...fields,
+    proof_photo: file(proof_photo),
+    signature: file(signature),
+  }));
+}
+
+/**
+ * The trip first answered under `key`, if any: refused 409 when it answered another request (a
+ * reply kept before requests were digested answers as the replay it was taken for).
+ */
+async function keptAnswer(
+  deps: Pick<Deps, "runtime">,
+  reference: string,
+  asked: { readonly key: string; readonly request: string; readonly sent: string },
+): Promise<Trip | null> {
+  const kept = await deps.runtime.replyUnder(tripActor, reference, asked.key);
+  if (kept === null || kept.reply.phase !== "booked") return null;
+  sameRequest(kept.reply, asked.request, asked.sent);
+  return kept.reply.trip;
+}
+
+function sameRequest(reply: TripReply, request: string, idempotencyKey: string): void {
+  if (reply.phase !== "booked" || reply.request === undefined || reply.request === request) return;
+  refuse(
+    "idempotency_key_reused",
+    `idempotency_key already used on this trip for another request: ${idempotencyKey}`,
+  );
 }
 
 async function commandOf(

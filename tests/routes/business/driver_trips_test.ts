@@ -241,3 +241,32 @@ Deno.test("driver trips: cancel_by_driver once the dispatch window passed ends t
     assert.ok(balance(before) < 1000);
     assert.equal(balance(after), 1000, "refunded");
   }));
+
+Deno.test("driver trips: an idempotency_key reused for another action or body is refused 409, changing nothing", () =>
+  withTestEnv(async (t) => {
+    const trip = await acceptedTrip(t);
+    const arrived = await act(t, trip, "arrive_pickup", { idempotency_key: "k-1" });
+    assert.equal(arrived.status, 200, JSON.stringify(arrived.body));
+    // Another action under the arrival's key is not its replay: never answered as the arrival.
+    const other = await act(t, trip, "pick_up", {
+      idempotency_key: "k-1",
+      force_reason: "no label",
+    });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "idempotency_key_reused");
+    assert.match(other.body.message, /k-1/);
+    const view = await t.call("GET", `/driver/trips/${trip.reference}`, {
+      bearer: trip.driver.token,
+    });
+    assert.equal(view.body.data.status, "arrived", "nothing picked up");
+    // The same request again is its replay.
+    const replay = await act(t, trip, "arrive_pickup", { idempotency_key: "k-1" });
+    assert.equal(replay.status, 200);
+    assert.deepEqual(replay.body.data, arrived.body.data);
+    const picked = await act(t, trip, "pick_up", { idempotency_key: "k-2", force_reason: "a" });
+    assert.equal(picked.status, 200, JSON.stringify(picked.body));
+    // The same action with another body under a used key: refused too.
+    const reason = await act(t, trip, "pick_up", { idempotency_key: "k-2", force_reason: "b" });
+    assert.equal(reason.status, 409, JSON.stringify(reason.body));
+    assert.equal(reason.body.code, "idempotency_key_reused");
+  }));

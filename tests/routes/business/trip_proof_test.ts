@@ -155,8 +155,10 @@ Deno.test("trip proof: a deliver the trip refuses keeps no file; the accepted re
     assert.equal(await held(t, b.id, png(21)), true);
     const photo = await download(t, b.api_key, trip.reference, "proof_photo");
     assert.deepEqual(new Uint8Array(await photo.arrayBuffer()), await png(20).bytes());
-    // A reused key with other files answers the first answer and keeps nothing new.
+    // The key again with other files is no replay: refused, keeping nothing new.
     const reused = await deliver({ idempotency_key: "d-ok" }, png(22), png(23));
-    assert.deepEqual(reused.body.data, done.body.data);
+    assert.equal(reused.body.code, "idempotency_key_reused", JSON.stringify(reused.body));
     assert.equal(await held(t, b.id, png(22)), false);
+    const replay = await deliver({ idempotency_key: "d-ok" }, png(20), png(21));
+    assert.deepEqual(replay.body.data, done.body.data);
   }));
