@@ -88,11 +88,11 @@ function decide(
   }
   switch (command.kind) {
     case "record_line":
-      return recordLine(state, command, ctx);
+      return asRequested(recordLine(state, command, ctx), command.request);
     case "collect":
-      return storeCollect(state, command, ctx);
+      return asRequested(storeCollect(state, command, ctx), command.request);
     case "mark_unavailable":
-      return storeUnavailable(state, ctx);
+      return asRequested(storeUnavailable(state, ctx), command.request);
     case "trip_ended":
       return tripEnded(state, ctx);
     case "decide":
@@ -104,6 +104,22 @@ function decide(
     default:
       return unreachable(command);
   }
+}
+
+/**
+ * CONTRACT "Driver app": a shopper's change answers its request's digest back, so the reply kept
+ * under the driver's key tells a replay from another request under the same key.
+ */
+function asRequested(d: Decided, request: string | undefined): Decided {
+  if (request === undefined || !d.ok || d.reply === undefined) return d;
+  const reply = d.reply;
+  return {
+    ...d,
+    reply: (next, at) => {
+      const s = reply(next, at);
+      return s && { ...s, request };
+    },
+  };
 }
 
 function withLine(

@@ -56,6 +56,11 @@ export interface ShoppingStore extends Omit<OrderStore, "items"> {
   readonly finished_at: number | null;
   readonly lines: readonly ShoppingLine[];
   readonly opened_at: number;
+  /**
+   * Only in the reply to a shopper's change (never in the state): the digest of the driver app's
+   * request, kept under its key so another request under the key is told from its replay.
+   */
+  readonly request?: string;
 }
 
 export type ShoppingStoreState = ShoppingStore | null;
@@ -76,10 +81,17 @@ export type ShoppingStoreCommand =
     external_item_id: ExternalId;
     report: LineReport;
     ask_timeout_ms: number;
+    request?: string;
   }
   // receipt_photo null: none was uploaded (refused, after what the store itself refuses).
-  | { kind: "collect"; collected_amount_minor: number; receipt_photo: ReceiptPhoto | null }
-  | { kind: "mark_unavailable" }
+  | {
+    kind: "collect";
+    collected_amount_minor: number;
+    receipt_photo: ReceiptPhoto | null;
+    request?: string;
+  }
+  // `request`: the shopper's request digest, answered back in the reply (ShoppingStore).
+  | { kind: "mark_unavailable"; request?: string }
   // The order's trip was cancelled before the store was finished: nothing more is bought here.
   | { kind: "trip_ended" }
   | { kind: "decide"; external_item_id: ExternalId; decision: CustomerDecision }

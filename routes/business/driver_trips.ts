@@ -37,7 +37,8 @@ const FormBoolean = z.union([
 
 const ActionBody = z.object({
   idempotency_key: IdempotencyKey.openapi({
-    description: "The same key again answers the first answer (a replay after lost signal)",
+    description: "The same request again answers the first answer (a replay after lost " +
+      "signal); another request under it is refused 409 idempotency_key_reused",
   }),
   scan_code: PlainText(40).min(1).optional().openapi({
     description: "pick_up: the custody label's code, with or without the hyphen, any case",
@@ -120,7 +121,7 @@ function actionRoute(api: Api): void {
       files: ["proof_photo", "signature"],
       maxBytes: 2 * PROOF_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
     },
-    replay: "The same idempotency_key from the same driver",
+    replay: "The same request (idempotency_key, action, fields and files) from the same driver",
     response: DriverTripAnswer,
     refusals: {
       not_found: NOT_FOUND,

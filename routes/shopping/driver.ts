@@ -26,7 +26,7 @@ import { StoreAnswer, storeView } from "./answers/orders.ts";
 const tag = "Driver app";
 const security = "driver" as const;
 const middleware = [poolDriver];
-const replay = "The same idempotency_key from the same driver";
+const replay = "The same request (idempotency_key, fields and file) from the same driver";
 
 const StorePath = z.object({
   reference: z.string().min(1).max(40).openapi({ description: "The trip reference" }),
@@ -153,7 +153,8 @@ function unavailableRoute(api: Api): void {
     params: StorePath,
     body: z.object({
       idempotency_key: IdempotencyKey.openapi({
-        description: "The same key again answers the first answer (a replay after lost signal)",
+        description: "The same request again answers the first answer (a replay after lost " +
+          "signal); another request under it is refused 409 idempotency_key_reused",
       }),
     }),
     replay,

@@ -21,6 +21,7 @@ import { replayOr } from "../../business/flows/driver_replays.ts";
 import { imageTypeOf } from "../../business/rules/driver_actions.ts";
 import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
 import { formatMinor, toMinor } from "../../domain/money.ts";
+import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
 import { SHOPPING_AMOUNT_MAX } from "../../limits.ts";
 import type { Deps } from "../../environment.ts";
 import {
@@ -116,17 +117,24 @@ export async function recordShoppingLine(
   at: { reference: string; external_fulfilment_id: string; external_item_id: string },
   input: LineInput,
 ): Promise<WorkedStore> {
-  return await shopperAction(deps, driverId, at, input.idempotency_key, async (t) => {
-    const report = reportOf(input, t.order.currency);
-    const settings = await shoppingCapabilityOf(deps, t.order.business_id);
-    return {
-      kind: "record_line",
-      external_item_id: at.external_item_id,
-      report,
-      // spec: shopping 2.1, 3: the window is the setting as read when the line starts waiting.
-      ask_timeout_ms: settings.ask_timeout_minutes * 60_000,
-    };
-  });
+  const request = { action: "record_line", item: at.external_item_id, ...input };
+  return await shopperAction(
+    deps,
+    driverId,
+    at,
+    { key: input.idempotency_key, request },
+    async (t) => {
+      const report = reportOf(input, t.order.currency);
+      const settings = await shoppingCapabilityOf(deps, t.order.business_id);
+      return {
+        kind: "record_line",
+        external_item_id: at.external_item_id,
+        report,
+        // spec: shopping 2.1, 3: the window is the setting as read when the line starts waiting.
+        ask_timeout_ms: settings.ask_timeout_minutes * 60_000,
+      };
+    },
+  );
 }
 
 /** spec: shopping 3: the store collected with its till amount and receipt photo. */
@@ -136,17 +144,29 @@ export async function collectShoppingStore(
   at: { reference: string; external_fulfilment_id: string },
   input: CollectInput,
 ): Promise<WorkedStore> {
-  return await shopperAction(deps, driverId, at, input.idempotency_key, async (t) => {
-    const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
-    // A collection the store refuses whatever its receipt keeps no photo (the store decides
-    // again on its own state when asked).
-    const refused = collectRefusal(t.store);
-    if (refused) throw new Refused(refused);
-    const receipt_photo = input.receipt_photo === undefined
-      ? null
-      : await storedReceipt(deps, t, driverId, input.receipt_photo);
-    return { kind: "collect", collected_amount_minor: amount, receipt_photo };
-  });
+  const photo = input.receipt_photo;
+  const request = {
+    action: "collect",
+    collected_amount: input.collected_amount,
+    receipt_photo: photo === undefined ? null : sha256Hex(photo.bytes),
+  };
+  return await shopperAction(
+    deps,
+    driverId,
+    at,
+    { key: input.idempotency_key, request },
+    async (t) => {
+      const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
+      // A collection the store refuses whatever its receipt keeps no photo (the store decides
+      // again on its own state when asked).
+      const refused = collectRefusal(t.store);
+      if (refused) throw new Refused(refused);
+      const receipt_photo = input.receipt_photo === undefined
+        ? null
+        : await storedReceipt(deps, t, driverId, input.receipt_photo);
+      return { kind: "collect", collected_amount_minor: amount, receipt_photo };
+    },
+  );
 }
 
 /** spec: shopping 3: nothing could be bought at the store. */
@@ -160,7 +180,7 @@ export async function markShoppingStoreUnavailable(
     deps,
     driverId,
     at,
-    input.idempotency_key,
+    { key: input.idempotency_key, request: { action: "mark_unavailable" } },
     () => Promise.resolve({ kind: "mark_unavailable" }),
   );
 }
@@ -174,29 +194,52 @@ async function shopperAction(
   deps: ShopperDeps,
   driverId: string,
   at: { reference: string; external_fulfilment_id: string },
-  key: string,
+  sent: { readonly key: string; readonly request: Readonly<Record<string, unknown>> },
   commandOf: (t: Target) => Promise<ShoppingStoreCommand>,
 ): Promise<WorkedStore> {
   // One key space per driver, as the trip actions' (driver_trips.ts).
-  const storeKey = `shopper:${driverId}:${key}`;
-  return await replayOr(() => keptStore(deps, at, storeKey), async () => {
+  const storeKey = `shopper:${driverId}:${sent.key}`;
+  const { idempotency_key: _key, ...fields } = sent.request;
+  const asked = { storeKey, key: sent.key, request: sha256Hex(canonicalJson(fields)) };
+  return await replayOr(() => keptStore(deps, at, asked), async () => {
     const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
-    const command = await commandOf(t);
-    const store = orRefuse(
-      await deps.runtime.ask(shoppingStoreActor, t.order.business_id, t.store.store_id, command, {
-        idempotencyKey: storeKey,
-        requestId: deps.requestId,
-      }),
+    const command = { ...await commandOf(t), request: asked.request };
+    const r = await deps.runtime.ask(
+      shoppingStoreActor,
+      t.order.business_id,
+      t.store.store_id,
+      command,
+      { idempotencyKey: storeKey, requestId: deps.requestId },
     );
+    const store = orRefuse(r);
+    if (r.ok && r.replayed) sameRequest(store, asked);
     return { store: store!, currency: t.order.currency };
   });
 }
 
-/** The store as first answered under `key`, if it was; a read that decides nothing. */
+/**
+ * CONTRACT "Driver app": a replay is the same request again; another under a used key is
+ * refused 409 (a reply kept before requests were digested answers as the replay it was).
+ */
+function sameRequest(
+  kept: ShoppingStore | null,
+  asked: { readonly key: string; readonly request: string },
+): void {
+  if (kept?.request === undefined || kept.request === asked.request) return;
+  refuse(
+    "idempotency_key_reused",
+    `idempotency_key already used on this store for another request: ${asked.key}`,
+  );
+}
+
+/**
+ * The store as first answered under the driver's key, if it was; a read that decides nothing,
+ * refused 409 when that answer was to another request.
+ */
 async function keptStore(
   deps: Pick<Deps, "runtime">,
   at: { reference: string; external_fulfilment_id: string },
-  key: string,
+  asked: { readonly storeKey: string; readonly key: string; readonly request: string },
 ): Promise<WorkedStore | null> {
   const trip = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, at.reference);
   if (!trip) return null;
@@ -208,9 +251,11 @@ async function keptStore(
     String(s.external_fulfilment_id) === at.external_fulfilment_id
   );
   const kept = order && s
-    ? await deps.runtime.replyUnder(shoppingStoreActor, s.store_id, key)
+    ? await deps.runtime.replyUnder(shoppingStoreActor, s.store_id, asked.storeKey)
     : null;
-  return kept?.reply ? { store: kept.reply, currency: order!.currency } : null;
+  if (!kept?.reply) return null;
+  sameRequest(kept.reply, asked);
+  return { store: kept.reply, currency: order!.currency };
 }
 
 /**

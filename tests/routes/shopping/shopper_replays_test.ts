@@ -52,3 +52,39 @@ Deno.test("shopper replays: each action replayed after the trip was collected an
     const theirs = await post(other.token, `${store("0")}/items/0-0`, found);
     assert.equal(theirs.status, 404);
   }));
+
+Deno.test("shopper replays: an idempotency_key reused for another line or body is refused 409, changing nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const r = await createOrder(t, b.api_key, orderBody("ORD-REUSE", { stores: 1, lines: 2 }));
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const reference = r.body.data.reference as string;
+    const driver = await createPoolDriver(t);
+    await acceptAs(t, b.id, reference, driver.id);
+    const item = (n: string, body: Record<string, unknown>) =>
+      t.call("POST", `/driver/shopping/${reference}/stores/F-0/items/0-${n}`, {
+        bearer: driver.token,
+        body: { outcome: "found", qty_found: 2, unit_price_paid: 10, ...body },
+      });
+    const first = await item("0", { idempotency_key: "k1" });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    // Another line under the first line's key is no replay: never answered as the first.
+    const other = await item("1", { idempotency_key: "k1" });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "idempotency_key_reused");
+    assert.match(other.body.message, /k1/);
+    const price = await item("0", { idempotency_key: "k1", unit_price_paid: 11 });
+    assert.equal(price.status, 409, JSON.stringify(price.body));
+    const replay = await item("0", { idempotency_key: "k1" });
+    assert.deepEqual(replay.body.data, first.body.data, "the same request is its replay");
+    const view = await t.call("GET", `/driver/shopping/${reference}`, { bearer: driver.token });
+    const lines = view.body.data.stores[0].items;
+    assert.equal(
+      lines.find((l: { external_item_id: string }) => l.external_item_id === "0-1")
+        .outcome,
+      "pending",
+      "the other line recorded nothing",
+    );
+    const second = await item("1", { idempotency_key: "k2" });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+  }));
