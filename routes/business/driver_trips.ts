@@ -38,7 +38,7 @@ const FormBoolean = z.union([
 const ActionBody = z.object({
   idempotency_key: IdempotencyKey.openapi({
     description: "The same request again answers the first answer (a replay after lost " +
-      "signal); another request under it is refused 409 idempotency_key_reused",
+      "signal); another request under it is refused 409 reference_conflict",
   }),
   scan_code: PlainText(40).min(1).optional().openapi({
     description: "pick_up: the custody label's code, with or without the hyphen, any case",
@@ -137,7 +137,7 @@ function actionRoute(api: Api): void {
       cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount",
       evidence_file_too_large: "a file is larger than a proof file may be",
       validation_failed: "a field is invalid, a reason is missing, or a file is not an image",
-      idempotency_key_reused: "the idempotency_key was sent before on this trip with another " +
+      reference_conflict: "the idempotency_key was sent before on this trip with another " +
         "action, fields or files; nothing is changed",
     },
   }, async (c, { params, body, files }) => {

@@ -154,7 +154,7 @@ function unavailableRoute(api: Api): void {
     body: z.object({
       idempotency_key: IdempotencyKey.openapi({
         description: "The same request again answers the first answer (a replay after lost " +
-          "signal); another request under it is refused 409 idempotency_key_reused",
+          "signal); another request under it is refused 409 reference_conflict",
       }),
     }),
     replay,

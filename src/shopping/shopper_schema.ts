@@ -73,6 +73,6 @@ export const SHOPPER_REFUSALS: Refusals = {
   store_finished: "the store was already collected or marked unavailable",
   decision_pending: "an item of the store awaits the customer's decision on its substitute",
   validation_failed: "a field is invalid: each is named",
-  idempotency_key_reused: "the idempotency_key was sent before on this store with another " +
+  reference_conflict: "the idempotency_key was sent before on this store with another " +
     "action, item, fields or file; nothing is changed",
 };

@@ -210,7 +210,7 @@ async function keptAnswer(
 function sameRequest(reply: TripReply, request: string, idempotencyKey: string): void {
   if (reply.phase !== "booked" || reply.request === undefined || reply.request === request) return;
   refuse(
-    "idempotency_key_reused",
+    "reference_conflict",
     `idempotency_key already used on this trip for another request: ${idempotencyKey}`,
   );
 }

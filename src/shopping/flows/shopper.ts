@@ -227,7 +227,7 @@ function sameRequest(
 ): void {
   if (kept?.request === undefined || kept.request === asked.request) return;
   refuse(
-    "idempotency_key_reused",
+    "reference_conflict",
     `idempotency_key already used on this store for another request: ${asked.key}`,
   );
 }

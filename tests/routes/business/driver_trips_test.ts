@@ -253,7 +253,7 @@ Deno.test("driver trips: an idempotency_key reused for another action or body is
       force_reason: "no label",
     });
     assert.equal(other.status, 409, JSON.stringify(other.body));
-    assert.equal(other.body.code, "idempotency_key_reused");
+    assert.equal(other.body.code, "reference_conflict");
     assert.match(other.body.message, /k-1/);
     const view = await t.call("GET", `/driver/trips/${trip.reference}`, {
       bearer: trip.driver.token,
@@ -268,5 +268,5 @@ Deno.test("driver trips: an idempotency_key reused for another action or body is
     // The same action with another body under a used key: refused too.
     const reason = await act(t, trip, "pick_up", { idempotency_key: "k-2", force_reason: "b" });
     assert.equal(reason.status, 409, JSON.stringify(reason.body));
-    assert.equal(reason.body.code, "idempotency_key_reused");
+    assert.equal(reason.body.code, "reference_conflict");
   }));

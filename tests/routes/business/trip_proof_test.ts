@@ -157,7 +157,7 @@ Deno.test("trip proof: a deliver the trip refuses keeps no file; the accepted re
     assert.deepEqual(new Uint8Array(await photo.arrayBuffer()), await png(20).bytes());
     // The key again with other files is no replay: refused, keeping nothing new.
     const reused = await deliver({ idempotency_key: "d-ok" }, png(22), png(23));
-    assert.equal(reused.body.code, "idempotency_key_reused", JSON.stringify(reused.body));
+    assert.equal(reused.body.code, "reference_conflict", JSON.stringify(reused.body));
     assert.equal(await held(t, b.id, png(22)), false);
     const replay = await deliver({ idempotency_key: "d-ok" }, png(20), png(21));
     assert.deepEqual(replay.body.data, done.body.data);

@@ -71,7 +71,7 @@ Deno.test("shopper replays: an idempotency_key reused for another line or body i
     // Another line under the first line's key is no replay: never answered as the first.
     const other = await item("1", { idempotency_key: "k1" });
     assert.equal(other.status, 409, JSON.stringify(other.body));
-    assert.equal(other.body.code, "idempotency_key_reused");
+    assert.equal(other.body.code, "reference_conflict");
     assert.match(other.body.message, /k1/);
     const price = await item("0", { idempotency_key: "k1", unit_price_paid: 11 });
     assert.equal(price.status, 409, JSON.stringify(price.body));

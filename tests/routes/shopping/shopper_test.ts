@@ -76,10 +76,10 @@ Deno.test("shopper: lines recorded in sequence, a replay answers the first answe
       "shopper",
     ]);
     // spec (CONTRACT "Driver app"): the same request again answers the first answer; another
-    // under its key is no replay (409, as run actions and bookings answer it).
+    // under its key is no replay (409, as the driver's chat and the bookings answer it).
     const reused = await line(t, token, at("0", "0-0"), { ...found, outcome: "unavailable" });
     assert.equal(reused.status, 409, JSON.stringify(reused.body));
-    assert.equal(reused.body.code, "idempotency_key_reused");
+    assert.equal(reused.body.code, "reference_conflict");
     const replay = await line(t, token, at("0", "0-0"), found);
     assert.equal(replay.status, 200);
     assert.deepEqual(replay.body.data, first.body.data);
