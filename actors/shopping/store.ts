@@ -10,6 +10,7 @@ import {
   accept,
   type ActorDefinition,
   type Ctx,
+  mapReply,
   type OutboxAdd,
   reject,
   type TimerFired,
@@ -111,15 +112,8 @@ function decide(
  * under the driver's key tells a replay from another request under the same key.
  */
 function asRequested(d: Decided, request: string | undefined): Decided {
-  if (request === undefined || !d.ok || d.reply === undefined) return d;
-  const reply = d.reply;
-  return {
-    ...d,
-    reply: (next, at) => {
-      const s = reply(next, at);
-      return s && { ...s, request };
-    },
-  };
+  if (request === undefined) return d;
+  return mapReply(d, (s) => s && { ...s, request });
 }
 
 function withLine(

@@ -180,6 +180,19 @@ export function accept<S, E, R>(
   };
 }
 
+/**
+ * The decision with its reply passed through `f` (a field added to what it answers); a rejection,
+ * or an acceptance without a reply, unchanged.
+ */
+export function mapReply<S, E, R>(
+  d: Decision<S, E, R>,
+  f: (reply: R, at?: { readonly seq: number }) => R,
+): Decision<S, E, R> {
+  if (!d.ok || d.reply === undefined) return d;
+  const reply = d.reply;
+  return { ...d, reply: (next, at) => f(reply(next, at), at) };
+}
+
 export function reject(
   code: string,
   message: string,

@@ -10,7 +10,7 @@ import {
   reject,
   type Rejection,
 } from "../../../src/runtime/actor.ts";
-import { unreachable } from "../../../src/runtime/actor.ts";
+import { mapReply, unreachable } from "../../../src/runtime/actor.ts";
 import { formatMinor } from "../../../src/domain/money.ts";
 import { isAccepted } from "../../../src/business/rules/trip_status.ts";
 import {
@@ -51,15 +51,8 @@ export function wrongStatus(t: Trip, action: string): Rejection {
 export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   const d = driveOnce(t, a, ctx);
   const { request } = a;
-  if (request === undefined || !d.ok || d.reply === undefined) return d;
-  const reply = d.reply;
-  return {
-    ...d,
-    reply: (next, at) => {
-      const r = reply(next, at);
-      return r.phase === "booked" ? { ...r, request } : r;
-    },
-  };
+  if (request === undefined) return d;
+  return mapReply(d, (r) => r.phase === "booked" ? { ...r, request } : r);
 }
 
 function driveOnce(t: Trip, a: DriverAction, ctx: Ctx): D {

@@ -3,7 +3,7 @@
  * Every status change happens here, one command at a time, and adds its webhook to the outbox in
  * the same commit (outbox.ts).
  */
-import type { ActorDefinition, Decision } from "../../../src/runtime/actor.ts";
+import { type ActorDefinition, type Decision, mapReply } from "../../../src/runtime/actor.ts";
 import { decideTrip } from "./decide.ts";
 import { evolveTrip } from "./evolve.ts";
 import { tripOutbox } from "./outbox.ts";
@@ -68,16 +68,12 @@ function acceptancesBefore(t: Partial<Trip>): number {
 function withCommit(
   d: Decision<TripState, TripEvent, TripReply>,
 ): Decision<TripState, TripEvent, TripReply> {
-  if (!d.ok || d.events.length === 0 || d.reply === undefined) return d;
-  const reply = d.reply, recorded = d.events.length;
-  return {
-    ...d,
-    reply: (next, at) => {
-      const r = reply(next, at);
-      if (r.phase !== "booked" || at === undefined) return r;
-      return { ...r, commit: { first_seq: at.seq - recorded + 1, last_seq: at.seq } };
-    },
-  };
+  if (!d.ok || d.events.length === 0) return d;
+  const recorded = d.events.length;
+  return mapReply(d, (r, at) => {
+    if (r.phase !== "booked" || at === undefined) return r;
+    return { ...r, commit: { first_seq: at.seq - recorded + 1, last_seq: at.seq } };
+  });
 }
 
 export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
