@@ -241,6 +241,12 @@ Deno.test({
       await spread([a, b, c2], TAKEOVER_MS_MAX * 2);
       await bindsEverywhere(shop, [a, b, c2]);
       console.log(`cluster: a and b held every partition ${tookOver} ms after c was killed`);
+    } catch (e) {
+      // What each instance wrote last (its warnings and errors): why it did not answer.
+      for (const [i, s] of live.entries()) {
+        console.log(`--- instance ${i} (port ${s.livePort}) ---\n${s.output().slice(-16_000)}`);
+      }
+      throw e;
     } finally {
       for (const s of live) await s.stop().catch(() => {});
       await db.drop();

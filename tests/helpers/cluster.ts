@@ -24,6 +24,8 @@ export function clusterEnv(
     // 32 bytes, base64url: every instance seals and opens secrets alike.
     SECRETS_KEY: "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
     SANDBOX_PORT: "0",
+    // Warnings and errors only: what a failure prints (Server.output), not a line per request.
+    LOG_LEVEL: "warn",
   };
 }
 

@@ -22,6 +22,8 @@ export interface Server {
   readonly sandbox: string;
   readonly livePort: number;
   readonly child: Deno.ChildProcess;
+  /** The last of what it wrote (its log and its stderr), for a failure's message. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,33 @@ export interface StartOptions {
    */
   readonly embedded?: boolean;
 }
+
+/** What a server wrote last, bounded (OUTPUT_TAIL_BYTES), its streams read to their end. */
+class OutputTail {
+  #chunks: string[] = [];
+  #bytes = 0;
+
+  async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) this.#keep(chunk);
+    } catch { /* the process ended mid-read */ }
+  }
+
+  text(): string {
+    return this.#chunks.join("");
+  }
+
+  #keep(chunk: string): void {
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    while (this.#bytes > OUTPUT_TAIL_BYTES && this.#chunks.length > 1) {
+      this.#bytes -= this.#chunks.shift()!.length;
+    }
+  }
+}
+
+/** What a server's output is kept of: enough for the errors before a failure. */
+const OUTPUT_TAIL_BYTES = 64 * 1024;
 
 /** The repository's root, where `deno task start` is run. */
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -82,9 +111,12 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
     cwd: ROOT,
     env: { ...inherited, ...env },
     clearEnv: options.embedded === true,
-    stdout: "null",
+    stdout: "piped",
     stderr: "piped",
   }).spawn();
+  // Read as it comes: a pipe nobody reads fills (64 KiB) and blocks the server's next write.
+  const tail = new OutputTail();
+  const drained = Promise.all([tail.drain(child.stdout), tail.drain(child.stderr)]);
   const live = `http://127.0.0.1:${livePort}`;
   const sandbox = `http://127.0.0.1:${sandboxPort}`;
   const deadline = Date.now() + STARTUP_MS_MAX;
@@ -100,8 +132,8 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
         // SIGTERM, which `deno task` passes on (SIGKILL would leave the server behind it running).
         child.kill("SIGTERM");
         await child.status;
-        const err = await new Response(child.stderr).text();
-        assert.fail(`server did not start: ${err.slice(-2000)}`);
+        await drained;
+        assert.fail(`server did not start: ${tail.text().slice(-2000)}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -111,12 +143,13 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
     sandbox,
     livePort,
     child,
+    output: () => tail.text(),
     async stop() {
       try {
         child.kill("SIGTERM");
       } catch { /* already ended */ }
       await child.status;
-      await child.stderr.cancel();
+      await drained;
     },
   };
 }
