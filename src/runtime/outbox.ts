@@ -26,11 +26,22 @@ import type { ActorKey, ActorStore, HeldPartitions, OutboxItem } from "./store.t
 /** Does what an item asks; throws when it could not (the item stays for the sweep). */
 export type OutboxHandler = (item: OutboxItem) => Promise<void>;
 
+/** How an outbox's failed items are tried again. */
+export interface OutboxRetry {
+  /**
+   * The longest wait between two attempts (default OUTBOX_RETRY_MAX_MS): shorter for work a
+   * caller is waiting on, told to retry within seconds (a stalled booking's completion).
+   */
+  readonly retryMaxMs?: number;
+}
+
 export class Outboxes {
   readonly #store: ActorStore;
   readonly #onError: (error: unknown, where: string) => void;
   /** The handlers of each outbox, the latest last: it handles the outbox (register). */
   readonly #handlers = new Map<string, OutboxHandler[]>();
+  /** Each outbox's longest wait between attempts, where not OUTBOX_RETRY_MAX_MS. */
+  readonly #retryMaxMs = new Map<string, number>();
   /** Items being handled or waiting for a slot, by key: whether each was handled. */
   readonly #inflight = new Map<string, Promise<boolean>>();
   /**
@@ -83,9 +94,10 @@ export class Outboxes {
    * handler takes over until it is released (a second instance of a reactor, in tests); the
    * answer releases this one, and then its items wait in the store for the next handler.
    */
-  register(outbox: string, handler: OutboxHandler): () => void {
+  register(outbox: string, handler: OutboxHandler, retry: OutboxRetry = {}): () => void {
     const handlers = this.#handlers.get(outbox) ?? [];
     this.#handlers.set(outbox, [...handlers, handler]);
+    if (retry.retryMaxMs !== undefined) this.#retryMaxMs.set(outbox, retry.retryMaxMs);
     return () => {
       const left = (this.#handlers.get(outbox) ?? []).filter((h) => h !== handler);
       if (left.length > 0) this.#handlers.set(outbox, left);
@@ -196,7 +208,8 @@ export class Outboxes {
   /** A failed attempt: logged once, with its number, and kept with the item until it is due. */
   async #failed(item: OutboxItem, error: unknown): Promise<void> {
     const attempts = (item.attempts ?? 0) + 1;
-    const nextAt = this.#now() + retryWait(attempts);
+    const cap = this.#retryMaxMs.get(item.outbox) ?? OUTBOX_RETRY_MAX_MS;
+    const nextAt = this.#now() + retryWait(attempts, cap);
     const name = `outbox ${item.outbox} ${item.type} ${item.id} ${item.seq}`;
     this.#onError(error, `${name}: attempt ${attempts} failed, next at ${nextAt}`);
     try {
@@ -262,9 +275,9 @@ export class Outboxes {
 }
 
 /** The wait after the `attempts`-th failure: doubling from OUTBOX_RETRY_FIRST_MS, capped. */
-function retryWait(attempts: number): number {
+function retryWait(attempts: number, cap: number): number {
   const doublings = Math.min(attempts - 1, 30); // 2^30 s is past any cap: no overflow
-  return Math.min(OUTBOX_RETRY_FIRST_MS * 2 ** doublings, OUTBOX_RETRY_MAX_MS);
+  return Math.min(OUTBOX_RETRY_FIRST_MS * 2 ** doublings, cap);
 }
 
 function keyOf(i: OutboxItem): string {

@@ -3,19 +3,24 @@
  * wait in the store for the sweep or the next start) and waits for those being handled, so a
  * closing environment never cuts a handling short.
  */
-import type { OutboxHandler } from "./outbox.ts";
+import type { OutboxHandler, OutboxRetry } from "./outbox.ts";
 
 /** What registers an outbox's handler (the actor runtime); answers the release. */
 export interface OutboxRegistrar {
-  handleOutbox(outbox: string, handler: OutboxHandler): () => void;
+  handleOutbox(outbox: string, handler: OutboxHandler, retry?: OutboxRetry): () => void;
 }
 
 export class OutboxHandling {
   readonly #release: () => void;
   readonly #handling = new Set<Promise<void>>();
 
-  constructor(runtime: OutboxRegistrar, outbox: string, handler: OutboxHandler) {
-    this.#release = runtime.handleOutbox(outbox, (item) => this.#tracked(handler(item)));
+  constructor(
+    runtime: OutboxRegistrar,
+    outbox: string,
+    handler: OutboxHandler,
+    retry?: OutboxRetry,
+  ) {
+    this.#release = runtime.handleOutbox(outbox, (item) => this.#tracked(handler(item)), retry);
   }
 
   /** Stops taking items and waits for those being handled. */

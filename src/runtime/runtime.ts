@@ -12,7 +12,7 @@ import { Lookups } from "./lookups.ts";
 import type { Mailboxes } from "./mailboxes.ts";
 import { readInMemory } from "./memory_read.ts";
 import type { MarkerSweeper } from "./markers.ts";
-import type { Outboxes, OutboxHandler } from "./outbox.ts";
+import type { Outboxes, OutboxHandler, OutboxRetry } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
@@ -245,8 +245,8 @@ export class ActorRuntime {
    * be handled twice; an item it throws on stays, tried again after a backoff (outbox.ts). The
    * answer releases it.
    */
-  handleOutbox(outbox: string, handler: OutboxHandler): () => void {
-    return this.#outboxes.register(outbox, handler);
+  handleOutbox(outbox: string, handler: OutboxHandler, retry?: OutboxRetry): () => void {
+    return this.#outboxes.register(outbox, handler, retry);
   }
 
   /**

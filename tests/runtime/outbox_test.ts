@@ -319,6 +319,32 @@ Deno.test("outbox: a failing item is tried again after a backoff doubling up to 
   }
 });
 
+Deno.test("outbox: an outbox registered with a shorter retry cap waits at most that long between attempts", async () => {
+  const rt = await openTestRuntime(":memory:", { definitions: [tillActor], onError: () => {} });
+  const cap = 5_000;
+  let calls = 0;
+  rt.runtime.handleOutbox(BILLING, () => {
+    calls++;
+    return Promise.reject(new Error("an instance lost"));
+  }, { retryMaxMs: cap });
+  try {
+    assert.ok((await rt.runtime.ask(tillActor, T, "p1", { kind: "sell", amount: 1 })).ok);
+    await rt.runtime.outboxesIdle();
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const [item] = await rt.store.outboxItems(BILLING, 10);
+      assert.equal(item!.attempts, attempt);
+      waits.push(item!.nextAt! - rt.clock.now());
+      rt.clock.advanceBy(item!.nextAt! - rt.clock.now());
+      await rt.runtime.sweepOutboxes();
+      assert.equal(calls, attempt + 1, `attempt ${attempt + 1} made when due`);
+    }
+    assert.deepEqual(waits, [1_000, 2_000, 4_000, cap, cap, cap]);
+  } finally {
+    await rt.close();
+  }
+});
+
 Deno.test("outbox: a sweep whose read was made before an attempt failed does not hand the item over early, and it is handled once when due", async () => {
   // The hot path's attempt fails (and is recorded: on Deno KV the item moves to wait by its next
   // due time) between the sweep's read of the item and its hand-over: that read is stale.

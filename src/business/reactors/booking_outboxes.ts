@@ -10,7 +10,7 @@ import { type RefundItem, type StalledItem, tripActor } from "../../../actors/bu
 import type { Deps, Reactor } from "../../environment.ts";
 import { foundOrNull, lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
-import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
+import { BOOKING_STALLED_OUTBOX, STALLED_RETRY, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
 import { sweepStalledCheckout } from "../flows/checkouts.ts";
 import type { CheckoutStalledItem } from "../../../actors/business/checkout.ts";
@@ -73,16 +73,19 @@ export function startBookingOutboxes(
     deps.runtime.handleOutbox(
       BOOKING_STALLED_OUTBOX,
       (i) => completeStalledBooking(deps, i.payload as StalledItem),
+      STALLED_RETRY,
     ),
     // spec: business 4.1: a booking stopped while holding its checkout, completed or given back.
     deps.runtime.handleOutbox(
       CHECKOUT_STALLED_OUTBOX,
       (i) => sweepStalledCheckout(deps, i.payload as CheckoutStalledItem),
+      STALLED_RETRY,
     ),
     // spec: business 4.2: a batch its request stopped booking, completed or ended as refused.
     deps.runtime.handleOutbox(
       BATCH_STALLED_OUTBOX,
       (i) => sweepStalledBatch(deps, i.payload as BatchStalledItem),
+      STALLED_RETRY,
     ),
     // spec: business 4.2: a batch's prices removed once their batch needs them no more.
     deps.runtime.handleOutbox(

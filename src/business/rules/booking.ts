@@ -27,6 +27,12 @@ export const TRIP_REFUND_OUTBOX = "business_trip_refund";
 /** The outbox of bookings that stopped between their steps. */
 export const BOOKING_STALLED_OUTBOX = "business_booking_stalled";
 /**
+ * A stopped booking's completion that failed (an instance lost, an actor busy) is tried again
+ * at least this often, not after the outboxes' doubling waits of minutes: its client is told to
+ * retry after BOOKING_RETRY_AFTER_SECONDS and waits for it.
+ */
+export const STALLED_RETRY = { retryMaxMs: BOOKING_RETRY_AFTER_SECONDS * 1000 } as const;
+/**
  * The outbox of shop-and-deliver trips created (shopping 1.1): the shopping order that booked the
  * trip is marked booked from the trip's own commit, so a crash before the order flow marks it
  * leaves no charged trip whose order its shopper and merchant cannot see.

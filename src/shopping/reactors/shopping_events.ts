@@ -25,6 +25,7 @@ import {
   SHOP_TRIP_ENDED_OUTBOX,
   type ShopTripBookedItem,
   type ShopTripEndedItem,
+  STALLED_RETRY,
 } from "../../business/rules/booking.ts";
 import {
   BASKET_WEBHOOK_OUTBOX,
@@ -64,6 +65,7 @@ export class ShoppingEvents {
       deps.runtime,
       ORDER_STALLED_OUTBOX,
       (item) => this.#onStalled(item),
+      STALLED_RETRY,
     );
     this.#ended = new OutboxHandling(
       deps.runtime,
