@@ -9,37 +9,21 @@ import { BOOKING_STOPS_MAX } from "../../src/business/rules/fare.ts";
 import { estimateFare } from "../../src/business/flows/fares.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
-import { wholeNumber } from "../../src/http/schemas.ts";
+import { decimalNumber, decimalOf, wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { FareEstimateAnswer, fareEstimateView } from "./answers/reference_data.ts";
 
-/** A decimal number in a query from `min` to `max`, refused naming what came. */
-function decimalParam(min: number, max: number) {
-  return z.string().transform((text, ctx) => {
-    const n = Number(text);
-    if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be a number from ${min} to ${max}: ${text.slice(0, 40)}`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  }).openapi({ type: "number", minimum: min, maximum: max });
-}
-
-const Latitude = decimalParam(-90, 90);
-const Longitude = decimalParam(-180, 180);
+const Latitude = decimalNumber(-90, 90);
+const Longitude = decimalNumber(-180, 180);
 
 /** `lat,lng;lat,lng`: the stops between pickup and destination, in order. */
 const Stops = z.string().max(200).transform((text, ctx) => {
   const stops = text.split(";").map((pair) => pair.split(",").map((x) => x.trim()));
   const points = stops.map(([lat = "", lng = "", ...rest]) => {
-    const p = { lat: Number(lat), lng: Number(lng) };
-    const good = rest.length === 0 && lat !== "" && lng !== "" && Math.abs(p.lat) <= 90 &&
-      Math.abs(p.lng) <= 180;
-    return good ? p : null;
+    const p = { lat: decimalOf(lat), lng: decimalOf(lng) };
+    if (rest.length > 0 || p.lat === null || p.lng === null) return null;
+    return Math.abs(p.lat) <= 90 && Math.abs(p.lng) <= 180 ? { lat: p.lat, lng: p.lng } : null;
   });
   if (points.length > BOOKING_STOPS_MAX || points.some((p) => p === null)) {
     ctx.addIssue({
@@ -63,7 +47,7 @@ const FareQuery = z.object({
   stops: Stops.optional(),
   // Read as POST /business/book reads them (booking_schema.ts): the same details price alike.
   parcel_size: Text(32).optional(),
-  parcel_weight_kg: decimalParam(0, 100_000).refine((kg) => kg > 0, {
+  parcel_weight_kg: decimalNumber(0, 100_000).refine((kg) => kg > 0, {
     error: (issue) => `must be above 0: ${String(issue.input)}`,
   }).optional(),
   cargo_body_type: z.enum(BODY_TYPES).optional(),

@@ -78,10 +78,17 @@ export function PlainText(max: number, options: { readonly lines?: boolean } = {
  * Number() reads it; anything else is refused naming what came, not as zod's coerced NaN
  * ("expected number, received number").
  */
+/**
+ * A query's number written in plain decimal digits only: Number() alone also reads "0x18", "1e3",
+ * "0b1" and padded text, so a parameter would mean what its writer did not write.
+ */
+const WHOLE_DIGITS = /^-?\d+$/;
+const DECIMAL_DIGITS = /^-?\d+(\.\d+)?$/;
+
 export function wholeNumber(min: number, max: number) {
   return z.string().transform((text, ctx) => {
     const n = Number(text);
-    if (text.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+    if (!WHOLE_DIGITS.test(text) || !Number.isInteger(n) || n < min || n > max) {
       ctx.addIssue({
         code: "custom",
         message: `must be a whole number from ${min} to ${max}: ${text.slice(0, 40)}`,
@@ -90,6 +97,28 @@ export function wholeNumber(min: number, max: number) {
     }
     return n;
   }).openapi({ type: "integer", minimum: min, maximum: max });
+}
+
+/** A decimal number of a query (plain digits, an optional fraction) from `min` to `max`. */
+export function decimalNumber(min: number, max: number) {
+  return z.string().transform((text, ctx) => {
+    const n = decimalOf(text);
+    if (n === null || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a number from ${min} to ${max}: ${text.slice(0, 40)}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  }).openapi({ type: "number", minimum: min, maximum: max });
+}
+
+/** The number `text` writes in plain decimal digits; null for anything else ("0x18", "1e3"). */
+export function decimalOf(text: string): number | null {
+  if (!DECIMAL_DIGITS.test(text)) return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
 }
 
 // ---- Answers (documentation only: what handlers answer is not checked against these).

@@ -122,6 +122,25 @@ Deno.test("fare estimate: bad parameters answer 422 naming each one", () =>
     });
     assert.equal(far.status, 422);
     assert.equal(far.body.code, "outside_service_area");
+    // Plain decimal digits only: Number() would read these as 24, 1000 and 5.
+    const written = await t.call(
+      "GET",
+      url({
+        ...TRIP,
+        pickup_lat: "-0x18",
+        parcel_weight_kg: "1e3",
+        vehicle_type_id: " 5",
+        stops: "0x1,25",
+      }),
+      { key: b.api_key },
+    );
+    assert.equal(written.status, 422);
+    assert.deepEqual(written.body.errors.map((e: { path: string }) => e.path).sort(), [
+      "parcel_weight_kg",
+      "pickup_lat",
+      "stops",
+      "vehicle_type_id",
+    ]);
     const heavy = await t.call("GET", url({ ...TRIP, parcel_weight_kg: "9000" }), {
       key: b.api_key,
     });
