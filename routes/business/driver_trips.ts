@@ -134,7 +134,8 @@ function actionRoute(api: Api): void {
       id_check_required: "deliver: an age-restricted trip needs id_checked true (else id_refused)",
       proof_photo_required: "deliver: a delivery needs a proof_photo file",
       signature_required: "deliver: a delivery needs a signature file",
-      cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount",
+      cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount, or is " +
+        "given (above 0) on a trip without COD",
       evidence_file_too_large: "a file is larger than a proof file may be",
       validation_failed: "a field is invalid, a reason is missing, or a file is not an image",
       reference_conflict: "the idempotency_key was sent before on this trip with another " +

@@ -91,7 +91,8 @@ export function sandboxStepsRoutes(api: Api): void {
       offer_expired: "assign_driver: the simulated driver's offer ended unanswered",
       driver_excluded: "assign_driver: the simulated driver already let the trip go",
       awaiting_handover: "pick_up before the store marked a handover_required order ready",
-      cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount",
+      cod_amount_mismatch: "deliver: cod_collected_amount differs from the COD amount, or is " +
+        "given (above 0) on a trip without COD",
       outside_service_area: "assign_driver: no zone serves the trip's pickup",
       validation_failed: "step is none of the nine, or a field is invalid: each is named",
     },

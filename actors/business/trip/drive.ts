@@ -55,11 +55,23 @@ export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   return mapReply(d, (r) => r.phase === "booked" ? { ...r, request } : r);
 }
 
+/**
+ * CONTRACT "Driver app": another driver's trip answers as a missing one; a trip merely offered
+ * to this driver is theirs to see (GET answers it), so acting on it before accepting is a step
+ * out of order, not a missing trip.
+ */
+function notTheirs(t: Trip, driverId: string | undefined): Rejection | null {
+  if (driverId === undefined || t.driver?.id === driverId) return null;
+  if (t.offer?.driver_id !== driverId) return tripNotFound();
+  return reject(
+    "invalid_transition",
+    `the trip is offered to you and not yet accepted: accept the offer first: ${t.reference}`,
+  );
+}
+
 function driveOnce(t: Trip, a: DriverAction, ctx: Ctx): D {
-  // CONTRACT "Driver app": another driver's trip answers as a missing one.
-  if (a.kind !== "accept" && a.driver_id !== undefined && t.driver?.id !== a.driver_id) {
-    return tripNotFound();
-  }
+  const theirs = a.kind === "accept" ? null : notTheirs(t, a.driver_id);
+  if (theirs) return theirs;
   const at = ctx.now;
   switch (a.kind) {
     case "accept":
@@ -195,8 +207,8 @@ export function deliverRefusal(
   t: Trip,
   a: Extract<DriverAction, { kind: "deliver" }>,
 ): Rejection | null {
-  // CONTRACT "Driver app": another driver's trip answers as a missing one (as drive's check).
-  if (a.driver_id !== undefined && t.driver?.id !== a.driver_id) return tripNotFound();
+  const theirs = notTheirs(t, a.driver_id); // as drive's check
+  if (theirs) return theirs;
   if (t.status !== "active" || t.returning) return wrongStatus(t, "deliver");
   return deliveryRefusal(t, a);
 }
@@ -224,6 +236,14 @@ function deliveryRefusal(
   }
   if (proofRequired(t.type) && a.signature === undefined) {
     return reject("signature_required", `signature required: ${t.reference}`);
+  }
+  // spec: business 6 cod.collected: cash is taken only where the booking asked for COD; a
+  // driver saying they took some elsewhere is refused, not kept as if nothing was said.
+  if (t.cod_amount_minor === null && (a.cod_collected_amount_minor ?? 0) !== 0) {
+    return reject(
+      "cod_amount_mismatch",
+      `cod_collected_amount given on a trip without COD (nothing is due): ${t.reference}`,
+    );
   }
   if (t.cod_amount_minor !== null && a.cod_collected_amount_minor !== t.cod_amount_minor) {
     const money = (minor: number | undefined) =>

@@ -137,6 +137,25 @@ Deno.test("trip drive: deliver refuses each missing requirement, naming it, chan
   assert.equal(payloadOf(h, done.events, "trip.completed").delivery_outcome, "delivered");
 });
 
+Deno.test("trip drive: deliver of a trip without COD refuses a collected amount, takes none or 0", () => {
+  for (const [collected, ok] of [[2_500, false], [0, true], [undefined, true]] as const) {
+    const h = arrived();
+    h.must(FORCED);
+    const command = {
+      ...PROOF,
+      ...(collected === undefined ? {} : { cod_collected_amount_minor: collected }),
+    } as const;
+    if (!ok) {
+      h.refused(command, "cod_amount_mismatch", /without COD/);
+      assert.equal(h.state.trip.status, "active");
+      continue;
+    }
+    const done = h.must(command);
+    assert.equal(h.state.trip.status, "completed");
+    assert.ok(!webhooks(h, done.events).includes("cod.collected"));
+  }
+});
+
 Deno.test("trip drive: a ride needs no proof photo nor signature", () => {
   const h = arrived({ type: "ride" });
   h.must(FORCED);
@@ -178,6 +197,28 @@ Deno.test("trip drive: the driver gives the trip back within the window: pending
   // Another driver takes it; the one who gave it back is not its driver any more.
   h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
   h.refused({ kind: "arrive", driver_id: DRIVER.id }, "not_found");
+});
+
+Deno.test("trip drive: the driver a trip is offered to acting before accepting is told to accept first; any other driver gets not_found", () => {
+  const h = booked();
+  h.must({
+    kind: "offer",
+    offer: { offer_id: "off_1", driver_id: DRIVER.id, expires_at: h.now + 30_000 },
+    window_ends_at: h.now + WINDOW,
+  });
+  const before = h.state;
+  for (const kind of ["arrive", "collect", "arrive_dropoff", "withdraw"]) {
+    h.refused(
+      { kind, driver_id: DRIVER.id, reason: "r" },
+      "invalid_transition",
+      /accept the offer/,
+    );
+    h.refused({ kind, driver_id: "pdr_2", reason: "r" }, "not_found");
+  }
+  h.refused({ kind: "deliver", driver_id: DRIVER.id }, "invalid_transition", /accept the offer/);
+  assert.deepEqual(h.state, before, "nothing changed");
+  h.must({ kind: "accept", driver: DRIVER, offer_id: "off_1" });
+  h.must({ kind: "arrive", driver_id: DRIVER.id });
 });
 
 Deno.test("trip drive: given back inside the window, offered to others until it ends, then cancelled by the system and refunded", () => {

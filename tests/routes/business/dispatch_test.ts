@@ -106,7 +106,10 @@ Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> ac
         bearer: near.token,
         body: { idempotency_key: "early-1" },
       });
-      assert.equal(early.status, 404);
+      // Theirs to see, so not missing: a step out of order, told to accept first.
+      assert.equal(early.status, 409, JSON.stringify(early.body));
+      assert.equal(early.body.code, "invalid_transition");
+      assert.match(early.body.message, /accept the offer first/);
       // Another driver's offer answers as one that does not exist, word for word.
       const stranger = await answer(t, far.token, first.offer_id, "accept");
       const fabricated = await answer(t, far.token, "off_nope.bm9wZQ", "accept");
