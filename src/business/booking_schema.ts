@@ -292,6 +292,7 @@ export function toBookingRequest(b: BookBody): BookingRequest {
     // With checkout_reference the places are the checkout's (the flow takes them from it).
     pickup: { address: pickup_address ?? "", lat: pickup_lat, lng: pickup_lng },
     dest: { ...destination.place, address: destination.place.address ?? "" },
+    dest_field: `${destination.prefix}_address`,
     ...(order_payload ? { order_payload } : {}),
     item_names: (order_payload?.items ?? []).map((i) => i.name),
   };

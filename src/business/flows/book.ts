@@ -22,6 +22,8 @@ import { raiseAlert } from "../../courier/flows/alerts.ts";
 import {
   bookingReference,
   bookingTexts,
+  type DestAddressField,
+  destAddressField,
   etaMinutes,
   fingerprintOf,
   inexactAmounts,
@@ -71,6 +73,8 @@ export interface BookingRequest extends TestFlags {
   readonly passenger_phone?: string | undefined;
   readonly pickup: PlaceInput;
   readonly dest: PlaceInput;
+  /** The field the destination's address came in (refusals name it); else the type's own. */
+  readonly dest_field?: DestAddressField | undefined;
   readonly stops?: readonly PlaceInput[] | undefined;
   readonly expense_code?: string | undefined;
   readonly vehicle_type_id?: number | undefined;
@@ -271,10 +275,9 @@ export async function located(
   r: BookingRequest,
 ): Promise<LocatedRequest> {
   const stops = r.stops ?? [];
-  const prefix = r.type === "ride" ? "dropoff" : "dest";
   const [pickup, dest, ...between] = await locatePlaces(deps, business, [
     { path: "pickup_address", ...r.pickup },
-    { path: `${prefix}_address`, ...r.dest },
+    { path: destAddressField(r), ...r.dest },
     ...stops.map((s, i) => ({ path: `stops.${i}.address`, ...s })),
   ]);
   return { ...r, pickup: pickup!, dest: dest!, stops: between };

@@ -83,11 +83,26 @@ export interface BookingTexts {
   readonly passenger_name?: string | undefined;
   readonly pickup: { readonly address: string };
   readonly dest: { readonly address: string };
+  readonly dest_field?: DestAddressField | undefined;
   readonly stops?: readonly { readonly address: string }[] | undefined;
   readonly order_payload?: Readonly<Record<string, unknown>> | undefined;
   readonly item_names?: readonly string[] | undefined;
   readonly goods?: readonly object[] | undefined;
   readonly note?: string | undefined;
+}
+
+/** The body field a booking's destination address came in (spec: business 2.1 dropoff_*). */
+export type DestAddressField = "dest_address" | "dropoff_address";
+
+/**
+ * The field a refusal names for the destination: the one the caller sent it in (a delivery may
+ * come with dropoff_* alone), else the type's own (a ride's dropoff_address, a delivery's
+ * dest_address) for requests built without a body (batch stops, subscriptions).
+ */
+export function destAddressField(
+  r: { readonly type: "ride" | "parcel"; readonly dest_field?: DestAddressField | undefined },
+): DestAddressField {
+  return r.dest_field ?? (r.type === "ride" ? "dropoff_address" : "dest_address");
 }
 
 /** A field of an object sent as text, else undefined (the schema checked the shapes). */
@@ -116,7 +131,7 @@ export function bookingTexts(r: BookingTexts): MarkedText[] {
     { path: "passenger_name", text: r.passenger_name },
     { path: "pickup_address", text: r.pickup.address },
     ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
-    { path: r.type === "ride" ? "dropoff_address" : "dest_address", text: r.dest.address },
+    { path: destAddressField(r), text: r.dest.address },
     { path: "order_payload.store_name", text: textAt(r.order_payload, "store_name") },
     ...itemTexts,
     ...(r.goods ?? []).map((g, i) => ({

@@ -38,6 +38,11 @@ Deno.test("book: a test marker in the store's name, an item's store or substitut
       ["order_payload.items.0.substitute", (x) => ({ ...PARCEL, ...item({ substitute: x }) })],
       ["goods.0.description", (x) => ({ ...PARCEL, goods: [{ ...box, description: x }] })],
       ["dropoff_address", (x) => ({ ...RIDE, dropoff_address: x })],
+      // A delivery sent with dropoff_* alone is named by the field it came in.
+      ["dropoff_address", (x) => {
+        const { dest_address: _a, dest_lat, dest_lng, ...rest } = PARCEL;
+        return { ...rest, dropoff_address: x, dropoff_lat: dest_lat, dropoff_lng: dest_lng };
+      }],
     ];
     for (const [path, body] of places) {
       const r = await book(t, b.api_key, body("__TEST 1"));

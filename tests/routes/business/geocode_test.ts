@@ -104,6 +104,11 @@ Deno.test("geocode: a booking whose stop nobody can place is refused 422 naming 
     assert.equal(r.body.code, "address_not_found");
     assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["dest_address"]);
     assert.match(r.body.message, /dest_address/);
+    // A delivery sent with the ride's dropoff_* alone: the refusal names the field it came in.
+    const { dest_address: ___, ...noDest } = bare;
+    const dropoff = await book(t, b.api_key, { ...noDest, dropoff_address: "Unheard-of Lane 12" });
+    assert.equal(dropoff.body.code, "address_not_found", JSON.stringify(dropoff.body));
+    assert.deepEqual(dropoff.body.errors.map((e: { path: string }) => e.path), ["dropoff_address"]);
     const half = await book(t, b.api_key, { ...bare, dest_address: "Gaborone", dest_lat: -24.6 });
     assert.equal(half.status, 422);
     assert.equal(half.body.code, "validation_failed");
