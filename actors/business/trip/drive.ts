@@ -87,6 +87,8 @@ function driveOnce(t: Trip, a: DriverAction, ctx: Ctx): D {
         ...(a.with_batch ? { with_batch: true } : {}),
       }], replyOf);
     case "arrive":
+      // Said again (a resent tap, another key): the arrival stands, as arrive_dropoff's does.
+      if (t.status === "arrived") return accept([], replyOf);
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);
     case "collect":

@@ -49,6 +49,17 @@ function payloadOf(h: ActorHarness<any, any, any, any>, events: readonly any[], 
   assert.fail(`no ${event} webhook`);
 }
 
+Deno.test("trip drive: arrive_pickup said again keeps the first arrival and sends nothing; after collection it is refused", () => {
+  const h = arrived();
+  const first = h.state.trip.arrived_at;
+  h.now += 5_000;
+  assert.deepEqual(h.must({ kind: "arrive", driver_id: DRIVER.id }).events, []);
+  assert.equal(h.state.trip.status, "arrived");
+  assert.equal(h.state.trip.arrived_at, first);
+  h.must(FORCED);
+  h.refused({ kind: "arrive", driver_id: DRIVER.id }, "invalid_transition");
+});
+
 Deno.test("trip drive: another driver's trip is not found, word for word as a missing one", () => {
   const h = arrived();
   for (const kind of ["arrive", "arrive_dropoff", "complete_return"]) {
