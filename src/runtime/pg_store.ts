@@ -57,6 +57,12 @@ import type {
 const INT8_OID = 20;
 /** Connections one store holds: the group committer sends one transaction at a time per env. */
 const PG_STORE_POOL_MAX = 8;
+/**
+ * The leases' own connection: a renewal never waits in the queue of the pool's loads and commits.
+ * Queued behind them under load it took longer than a lease lasts, so the instance counted on
+ * none of its partitions while the store kept it their holder, and nobody answered for them.
+ */
+const PG_LEASES_POOL_MAX = 1;
 /** Rows of events (one commit's each) read at a time when an actor's log is replayed. */
 const EVENT_ROWS_PAGE = 100;
 /** Expired replies removed at most this often, and this many at once (a due-timer sweep does it). */
@@ -72,42 +78,58 @@ export interface PgStoreOptions {
   readonly now?: () => number;
 }
 
+/** A pool of `max` connections to the store's schema. */
+function connect(o: PgStoreOptions, max: number): postgres.Sql {
+  return postgres(o.url, {
+    max,
+    connection: { search_path: o.schema },
+    // Numbers the store keeps (seq, at, versions) fit a double exactly.
+    types: {
+      bigint: {
+        to: INT8_OID,
+        from: [INT8_OID],
+        serialize: (v: number) => String(v),
+        parse: Number,
+      },
+    },
+    onnotice: () => {},
+  });
+}
+
 export class PgActorStore implements ActorStore {
   readonly #sql: postgres.Sql;
   readonly #now: () => number;
   #replySweptAt = 0;
   readonly leases: PgLeases;
+  readonly #leasesSql: postgres.Sql;
 
-  private constructor(sql: postgres.Sql, now: () => number) {
+  private constructor(sql: postgres.Sql, leasesSql: postgres.Sql, now: () => number) {
     this.#sql = sql;
+    this.#leasesSql = leasesSql;
     this.#now = now;
-    this.leases = new PgLeases(sql);
+    this.leases = new PgLeases(leasesSql);
   }
 
   /** Connects, and makes the store's tables when they are missing. */
   static async open(o: PgStoreOptions): Promise<PgActorStore> {
     assertSchemaName(o.schema);
-    const sql = postgres(o.url, {
-      max: PG_STORE_POOL_MAX,
-      connection: { search_path: o.schema },
-      // Numbers the store keeps (seq, at, versions) fit a double exactly.
-      types: {
-        bigint: {
-          to: INT8_OID,
-          from: [INT8_OID],
-          serialize: (v: number) => String(v),
-          parse: Number,
-        },
-      },
-      onnotice: () => {},
-    });
+    const sql = connect(o, PG_STORE_POOL_MAX);
     try {
       await createStoreTables(sql, o.schema);
     } catch (error) {
       await sql.end();
       throw error;
     }
-    return new PgActorStore(sql, o.now ?? Date.now);
+    const leasesSql = connect(o, PG_LEASES_POOL_MAX);
+    try {
+      // Connected before its first array parameter: postgres.js learns the array types when it
+      // connects, and an array sent before then goes as a scalar ("malformed array literal").
+      await leasesSql`select 1`;
+    } catch (error) {
+      await Promise.all([sql.end(), leasesSql.end()]);
+      throw error;
+    }
+    return new PgActorStore(sql, leasesSql, o.now ?? Date.now);
   }
 
   async load(key: ActorKey): Promise<StoredActor | null> {
@@ -303,7 +325,7 @@ export class PgActorStore implements ActorStore {
 
   /** Closes every connection once the statements under way are answered. */
   async close(): Promise<void> {
-    await this.#sql.end({ timeout: 5 });
+    await Promise.all([this.#sql.end({ timeout: 5 }), this.#leasesSql.end({ timeout: 5 })]);
   }
 
   /**

@@ -125,3 +125,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "pg store: leases are taken and renewed while every connection of the store's pool waits, never queued behind its loads",
+  ignore: url === undefined,
+  async fn() {
+    const schema = newSchema();
+    const store = await PgActorStore.open({ url: url!, schema });
+    const blocker = postgres(url!, { max: 1, onnotice: () => {} });
+    let release = () => {};
+    const held = new Promise<void>((r) => release = r);
+    try {
+      // A transaction holding the actors' table: every load waits for it, and more loads than
+      // the pool has connections fill the pool and its queue.
+      let locked = () => {};
+      const isLocked = new Promise<void>((r) => locked = r);
+      const holding = blocker.begin(async (tx) => {
+        await tx.unsafe(`lock table "${schema}".actor_store_actors in access exclusive mode`);
+        locked();
+        await held;
+      });
+      await isLocked;
+      const loads = Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.load({ type: "acct", id: `a${i}` })),
+      );
+      // Bounds a failure only: queued behind the loads, the renewal would wait for this.
+      const bound = setTimeout(release, 30_000);
+      const first = await Promise.race([
+        (async () => {
+          const [lease] = await store.leases.take([3], "a", 1_000, 5_000);
+          assert.deepEqual(await store.leases.renew("a", [lease!], 9_000), [3]);
+          return "leases";
+        })(),
+        loads.then(() => "loads"),
+      ]);
+      clearTimeout(bound);
+      assert.equal(first, "leases", "the lease statements waited behind the pool's loads");
+      release();
+      await holding;
+      assert.deepEqual(await loads, Array(20).fill(null));
+    } finally {
+      release();
+      await blocker.end();
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
