@@ -10,7 +10,15 @@
  */
 import assert from "node:assert/strict";
 import { type Server, startServer } from "../helpers/server_process.ts";
-import { type Answer, BOOK, call, clusterEnv, freshDatabase, spread } from "../helpers/cluster.ts";
+import {
+  type Answer,
+  BOOK,
+  call,
+  clusterEnv,
+  freshDatabase,
+  leaseReport,
+  spread,
+} from "../helpers/cluster.ts";
 import { BOOKING_STALL_MS } from "../../src/business/rules/booking.ts";
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
@@ -246,6 +254,7 @@ Deno.test({
       for (const [i, s] of live.entries()) {
         console.log(`--- instance ${i} (port ${s.livePort}) ---\n${s.output().slice(-16_000)}`);
       }
+      console.log(`--- leases ---\n${await leaseReport(db.url, live).catch(String)}`);
       throw e;
     } finally {
       for (const s of live) await s.stop().catch(() => {});

@@ -104,3 +104,37 @@ export async function spread(servers: readonly Server[], boundMs: number): Promi
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Who holds what, as each instance answers it and as the store has it: the leases by holder,
+ * those expired, and the instances present. For a failure's message.
+ */
+export async function leaseReport(url: string, servers: readonly Server[]): Promise<string> {
+  const lines: string[] = [];
+  for (const s of servers) {
+    try {
+      const r = await fetch(`${s.live}/health`, { signal: AbortSignal.timeout(2_000) });
+      const h = (await r.json()).data;
+      lines.push(`${s.livePort}: ${h.instance} answers for ${JSON.stringify(h.partitions)}`);
+    } catch (e) {
+      lines.push(`${s.livePort}: no answer (${e})`);
+    }
+  }
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const now = Date.now();
+    const leases = await sql<{ partition: number; holder: string | null; expires: string }[]>`
+      select partition, holder, expires from actor_store_leases order by partition`;
+    const by = new Map<string, number[]>();
+    for (const l of leases) {
+      const who = l.holder === null || Number(l.expires) <= now ? "expired or free" : l.holder;
+      by.set(who, [...(by.get(who) ?? []), l.partition]);
+    }
+    for (const [who, ps] of by) lines.push(`store: ${who}: ${JSON.stringify(ps)}`);
+    const present = await sql`select instance, until from actor_store_instances`;
+    lines.push(`present at ${now}: ${JSON.stringify(present)}`);
+  } finally {
+    await sql.end();
+  }
+  return lines.join("\n");
+}
