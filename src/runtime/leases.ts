@@ -135,8 +135,21 @@ export class LeasedPlacement implements Placement {
   renew(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     // One at a time: a caller during a renewal waits for it.
-    this.#renewing ??= this.#renew().finally(() => this.#renewing = null);
+    this.#renewing ??= this.#renewInTime().finally(() => this.#renewing = null);
     return this.#renewing;
+  }
+
+  /**
+   * A renewal that took longer than a lease renewed leases already run out by this clock (each
+   * counts from the renewal's start): the store keeps this instance their holder while it counts
+   * on none, and nobody answers for them. Renewed once more at once, not a third of a lease later.
+   */
+  async #renewInTime(): Promise<void> {
+    await this.#renew();
+    const now = this.#o.clock.now();
+    if (!this.#closed && [...this.#held.values()].some((h) => h.until <= now)) {
+      await this.#renew();
+    }
   }
 
   /** Stops renewing, gives up every partition held and leaves (a clean shutdown). */

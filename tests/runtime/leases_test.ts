@@ -9,7 +9,7 @@ import { PARTITIONS } from "../../src/limits.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 import { LeasedPlacement, leasePlan, shareOf } from "../../src/runtime/leases.ts";
-import type { ActorStore, Lease } from "../../src/runtime/store.ts";
+import type { ActorStore, Lease, LeaseStore } from "../../src/runtime/store.ts";
 import { PgActorStore } from "../../src/runtime/pg_store.ts";
 import { dropSchemaAt } from "./fixtures.ts";
 
@@ -163,6 +163,38 @@ for (const kind of ["kv", "pg"] as const) {
     },
   });
 }
+
+Deno.test("leases: a renewal that took longer than a lease is made again at once, so the instance answers for its partitions", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const clock = new ManualClock();
+  let slow = false;
+  // The real store, whose renewal takes longer than a lease when `slow` (time passing meanwhile).
+  const leases: LeaseStore = {
+    all: () => store.leases.all(),
+    take: (...a) => store.leases.take(...a),
+    release: (...a) => store.leases.release(...a),
+    presence: (...a) => store.leases.presence(...a),
+    renew: async (...a) => {
+      const renewed = await store.leases.renew(...a);
+      if (slow) clock.advanceBy(LEASE_MS + 1);
+      slow = false;
+      return renewed;
+    },
+  };
+  const a = new LeasedPlacement({ store: leases, clock, instance: "a", leaseMs: LEASE_MS });
+  try {
+    await a.start();
+    assert.equal(a.heldPartitions().length, PARTITIONS);
+    clock.advanceBy(LEASE_MS / 3);
+    slow = true;
+    await a.renew();
+    assert.equal(slow, false, "the slow renewal was made");
+    assert.equal(a.heldPartitions().length, PARTITIONS, "renewed again: every partition held");
+  } finally {
+    await a.close();
+    await store.close();
+  }
+});
 
 Deno.test("leases: an instance cut off from the others renews nothing, stops holding at its lease's end, and the others take over then", async () => {
   const place = storesOn("kv");
