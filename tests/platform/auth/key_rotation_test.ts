@@ -4,17 +4,40 @@
  * alone works; the other is refused 409 key_already_rotated, and no key it made is ever shown.
  */
 import assert from "node:assert/strict";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import { login } from "../../routes/business/account_fixtures.ts";
 import { businessOf } from "../../../src/platform/flows/businesses.ts";
 import { clientKey, newClient, newCourier } from "../../helpers/courier.ts";
 
 const profile = (t: TestEnv, key: string) => t.call("GET", "/business/profile", { key });
 
+/**
+ * Two requests at once, for certain: the first is held just before its rotation reaches the
+ * actor until the second is answered, so both read the credential before either rotated it.
+ * Sent together without the hold, a loaded machine may serve them one after the other, and then
+ * the second rightly rotates the credential the first made.
+ */
+async function atOnce(
+  t: TestEnv,
+  rotation: string,
+  send: () => Promise<Answer>,
+): Promise<Answer[]> {
+  const held = holdAsk(t.env.runtime, commandKind(rotation));
+  const first = send();
+  await held.reached;
+  const second = await send();
+  held.open();
+  return [await first, second];
+}
+
 /** Two rotations at once through `a` and `b`: the winner's key alone works afterwards. */
 async function oneWins(t: TestEnv, oldKey: string, a: string, b: string): Promise<void> {
-  const answers = await Promise.all(
-    [a, b].map((key) => t.call("POST", "/business/api-key/regenerate", { key })),
+  const keys = [a, b];
+  const answers = await atOnce(
+    t,
+    "rotate_api_key",
+    () => t.call("POST", "/business/api-key/regenerate", { key: keys.shift()! }),
   );
   const statuses = answers.map((r) => r.status).sort();
   assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
@@ -51,8 +74,10 @@ Deno.test("client api key rotation: two rotations of the same client key at once
     const client = await newClient(t, courier);
     const me = (key: string) =>
       t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
-    const answers = await Promise.all(
-      [1, 2].map(() => t.call("POST", "/client/api-key", { headers: clientKey(client) })),
+    const answers = await atOnce(
+      t,
+      "rotate_api_key",
+      () => t.call("POST", "/client/api-key", { headers: clientKey(client) }),
     );
     const statuses = answers.map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
@@ -74,8 +99,10 @@ Deno.test("client api key rotation: a client administrator signed in rotating tw
     });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     const admin = { "X-Client-API-Key": changed.body.data.token };
-    const answers = await Promise.all(
-      [1, 2].map(() => t.call("POST", "/client/api-key", { headers: admin })),
+    const answers = await atOnce(
+      t,
+      "rotate_api_key",
+      () => t.call("POST", "/client/api-key", { headers: admin }),
     );
     const statuses = answers.map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
@@ -90,8 +117,10 @@ Deno.test("webhook secret rotation: two rotations at once: one answers 201 and i
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const before = (await businessOf(t.env.runtime, b.id)).webhook_secret.key_id;
-    const answers = await Promise.all(
-      [1, 2].map(() => t.call("POST", "/business/webhook-secret/regenerate", { key: b.api_key })),
+    const answers = await atOnce(
+      t,
+      "rotate_webhook_secret",
+      () => t.call("POST", "/business/webhook-secret/regenerate", { key: b.api_key }),
     );
     const statuses = answers.map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((r) => r.body)));
