@@ -21,9 +21,10 @@ const Longitude = decimalNumber(-180, 180);
 const Stops = z.string().max(200).transform((text, ctx) => {
   const stops = text.split(";").map((pair) => pair.split(",").map((x) => x.trim()));
   const points = stops.map(([lat = "", lng = "", ...rest]) => {
-    const p = { lat: decimalOf(lat), lng: decimalOf(lng) };
-    if (rest.length > 0 || p.lat === null || p.lng === null) return null;
-    return Math.abs(p.lat) <= 90 && Math.abs(p.lng) <= 180 ? { lat: p.lat, lng: p.lng } : null;
+    const [y, x] = [decimalOf(lat), decimalOf(lng)];
+    const good = rest.length === 0 && y !== null && x !== null && Math.abs(y) <= 90 &&
+      Math.abs(x) <= 180;
+    return good ? { lat: y, lng: x } : null;
   });
   if (points.length > BOOKING_STOPS_MAX || points.some((p) => p === null)) {
     ctx.addIssue({

@@ -74,44 +74,42 @@ export function PlainText(max: number, options: { readonly lines?: boolean } = {
 }
 
 /**
- * A whole number in a path or query (`limit`, `offset`, a version) from `min` to `max`, read as
- * Number() reads it; anything else is refused naming what came, not as zod's coerced NaN
- * ("expected number, received number").
- */
-/**
- * A query's number written in plain decimal digits only: Number() alone also reads "0x18", "1e3",
+ * A query's number is written in plain decimal digits: Number() alone also reads "0x18", "1e3",
  * "0b1" and padded text, so a parameter would mean what its writer did not write.
  */
 const WHOLE_DIGITS = /^-?\d+$/;
 const DECIMAL_DIGITS = /^-?\d+(\.\d+)?$/;
 
+/**
+ * A whole number in a path or query (`limit`, `offset`, a version) from `min` to `max`; anything
+ * else is refused naming what came, not as zod's coerced NaN ("expected number, received number").
+ */
 export function wholeNumber(min: number, max: number) {
-  return z.string().transform((text, ctx) => {
-    const n = Number(text);
-    if (!WHOLE_DIGITS.test(text) || !Number.isInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be a whole number from ${min} to ${max}: ${text.slice(0, 40)}`,
-      });
-      return z.NEVER;
-    }
-    return n;
+  return numberParam(min, max, "a whole number", (text) => {
+    const n = decimalOf(text);
+    return n !== null && WHOLE_DIGITS.test(text) ? n : null;
   }).openapi({ type: "integer", minimum: min, maximum: max });
 }
 
 /** A decimal number of a query (plain digits, an optional fraction) from `min` to `max`. */
 export function decimalNumber(min: number, max: number) {
+  return numberParam(min, max, "a number", decimalOf)
+    .openapi({ type: "number", minimum: min, maximum: max });
+}
+
+/** The text read by `read` (null: not such a number), refused outside `min` to `max`. */
+function numberParam(min: number, max: number, what: string, read: (t: string) => number | null) {
   return z.string().transform((text, ctx) => {
-    const n = decimalOf(text);
+    const n = read(text);
     if (n === null || n < min || n > max) {
       ctx.addIssue({
         code: "custom",
-        message: `must be a number from ${min} to ${max}: ${text.slice(0, 40)}`,
+        message: `must be ${what} from ${min} to ${max}: ${text.slice(0, 40)}`,
       });
       return z.NEVER;
     }
     return n;
-  }).openapi({ type: "number", minimum: min, maximum: max });
+  });
 }
 
 /** The number `text` writes in plain decimal digits; null for anything else ("0x18", "1e3"). */
