@@ -68,7 +68,20 @@ export function tripEventData(t: Trip): Record<string, unknown> {
     test: t.is_test,
     returning: t.returning,
     delivery_outcome: t.delivery_outcome,
+    // spec: business 2.3: a stop says which batch it is of, and where in the driving order (as
+    // the trip's reads do).
+    ...(t.batch === undefined
+      ? {}
+      : { batch: { id: t.batch.id, position: t.batch.position, stops: t.batch.stops } }),
   };
+}
+
+/**
+ * spec: business 2.7: "events carry the business's external_reference": a batch's stop has none
+ * of its own (its trip is keyed by the batch), so it carries the batch's.
+ */
+function businessReference(t: Trip): string | null {
+  return t.external_reference ?? t.batch?.reference ?? null;
 }
 
 /**
@@ -92,7 +105,7 @@ function webhook(
     business_id: t.business_id,
     event_id: tripEventId(t.reference, event, occurrence),
     event,
-    external_reference: t.external_reference,
+    external_reference: businessReference(t),
     occurred_at: at,
     data: { ...tripEventData(t), ...extra },
     // spec: business 2.4 rule 6: the link as reads answered it when the fact happened.

@@ -27,6 +27,11 @@ export interface TripBatch {
   readonly stops: number;
   /** The wallet hold its charge draws from: its batch claim's (absent on stops booked before). */
   readonly hold?: string | undefined;
+  /**
+   * The business's reference of the batch (its external_reference, else its batch_reference):
+   * the stop's webhooks carry it (spec: business 2.7). Absent: none given, or booked before.
+   */
+  readonly reference?: string | undefined;
 }
 
 /** What a booking decided before its charge: everything the trip is made of but its number. */

@@ -103,6 +103,8 @@ export function claimOf(b: Batch) {
  */
 function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): BookingRequest {
   const hold = "created_at" in d ? { hold: holdOf(d) } : {};
+  const batchReference = d.external_reference ?? d.batch_reference;
+  const reference = batchReference === null ? {} : { reference: batchReference };
   return {
     type: "parcel",
     segment: d.segment,
@@ -116,7 +118,7 @@ function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): Booking
     cargo_capacity_class: r.cargo_capacity_class,
     // spec: business 4.2: one vehicle for the batch, fitted to its largest stop.
     vehicle_type_id: d.vehicle.vehicle_class.id,
-    batch: { id: d.id, position: s.position, stops: d.stops.length, ...hold },
+    batch: { id: d.id, position: s.position, stops: d.stops.length, ...hold, ...reference },
   };
 }
 

@@ -2,12 +2,14 @@
  * Business API 6 end to end: a booking and its cancellation reach the business's webhook URL,
  * signed, each carrying the booking's external_reference (2.1, 2.7), with an id that stays the
  * same if the item is handled again; another business's URL gets nothing. Each carries the trip's
- * tracking_url as reads answer it, null once the link is revoked (2.2, 2.4 rule 6).
+ * tracking_url as reads answer it, null once the link is revoked (2.2, 2.4 rule 6). A batch's
+ * stops carry the batch's reference (2.3).
  */
 import assert from "node:assert/strict";
 import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { LINE, postBatch } from "./batch_fixtures.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed, with the external_reference and the tracking_url, null once revoked", () =>
@@ -102,3 +104,40 @@ async function revokedThenCancelled(t: TestEnv, key: string) {
   assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
   return trip as { reference: string; tracking_url: string };
 }
+
+Deno.test("trip webhooks: a batch's stops carry the batch's reference and their place in it", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await fundedBusiness(t);
+      const r = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { webhook_url: receiver.url },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const references = [{ external_reference: "BATCH-9" }, { batch_reference: "RUN-4" }];
+      for (const reference of references) {
+        const made = await postBatch(t, b.api_key, {
+          segment: "parcel",
+          stops: LINE,
+          ...reference,
+        });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+      }
+      await until(t, () => receiver.deliveries.length >= 6, "the stops' trip.created");
+      const created = receiver.deliveries.map((d) => JSON.parse(d.body))
+        .filter((x) => x.event === "trip.created");
+      const of = (ref: string) =>
+        created.filter((x) => x.external_reference === ref)
+          .map((x) => x.data.batch.position).sort();
+      // spec: business 2.7: every event carries the business's reference: a stop's is its batch's.
+      assert.deepEqual(of("BATCH-9"), [1, 2, 3]);
+      assert.deepEqual(of("RUN-4"), [1, 2, 3]);
+      for (const x of created) {
+        assert.equal(x.data.external_reference, null, "no reference of its own");
+        assert.equal(x.data.batch.stops, 3);
+      }
+    } finally {
+      await receiver.close();
+    }
+  }));
