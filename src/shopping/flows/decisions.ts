@@ -6,8 +6,8 @@
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { lineOf } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
-import type { Decision } from "../rules/shopper.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { type Decision, windowClosed } from "../rules/shopper.ts";
 import { type ShoppingOrderLive, shoppingOrderOf } from "./orders.ts";
 
 /** spec: shopping 3: the decision within the window; the order as it is after it. */
@@ -21,6 +21,13 @@ export async function decideShoppingItem(
   const store = live.stores.find((s) => lineOf(s, at.external_item_id) !== undefined);
   if (!store) {
     refuse("not_found", `no item ${at.external_item_id} in shopping order ${at.reference}`);
+  }
+  // spec: shopping 3: the order's cancellation ends the window of every line awaiting the
+  // customer (its stores refund them as by the preference when they hear of it, trip_ended.ts):
+  // a decision after the cancellation is late even before the stores have heard.
+  const line = lineOf(store, at.external_item_id)!;
+  if (live.trip?.status === "cancelled" && line.outcome === "awaiting_decision") {
+    throw new Refused(windowClosed(line.external_item_id));
   }
   const after = orRefuse(
     await deps.runtime.ask(shoppingStoreActor, business, store.store_id, {

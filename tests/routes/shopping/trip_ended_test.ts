@@ -14,7 +14,7 @@ import { shoppingEventId } from "../../../src/shopping/rules/event_bodies.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
+import { commandKind, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
 import { endStoresOfCancelledTrips } from "../../../src/shopping/flows/old_data.ts";
 import { collect, recordLine, storeIdsOf } from "./events_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
@@ -221,6 +221,50 @@ Deno.test("shopping trip cancelled while a substitute awaited the customer: the 
     assert.equal(late.body.code, "decision_window_closed");
     assert.match(late.body.message, /decision window closed and the item was refunded/);
     assert.deepEqual(await orderOf(t, b.api_key, reference), before);
+  }));
+
+Deno.test("shopping trip cancelled, its store not told yet: a decision on the line awaiting the customer is already 409 decision_window_closed, and the store then refunds it", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const body = orderBody("ORD-ENDRACE", {
+      stores: 1,
+      lines: 1,
+      shopping: { substitution_preference: "ask" },
+    });
+    const made = await createOrder(t, b.api_key, body);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const reference = made.body.data.reference;
+    const [s0] = await storeIdsOf(t, b.id, reference);
+    await recordLine(t, b.id, s0!, "0-0", {
+      outcome: "substituted",
+      qty_found: 2,
+      unit_price_paid_minor: 950,
+      substitute: { name: "Other brand", barcode: null, unit_price_minor: 950 },
+    });
+    // The store hears of the cancellation only when the test lets it (the trip-ended outbox).
+    const told = holdAsk(t.env.runtime, commandKind("trip_ended", shoppingStoreActor.type));
+    const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
+      key: b.api_key,
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await told.reached;
+    // Let go even should an assertion fail: the held store would keep the test from ending.
+    try {
+      const late = await t.call(
+        "POST",
+        `/business/shopping-orders/${reference}/items/0-0/decision`,
+        { key: b.api_key, body: { decision: "accept" } },
+      );
+      assert.equal(late.status, 409, JSON.stringify(late.body));
+      assert.equal(late.body.code, "decision_window_closed");
+      const waiting = (await orderOf(t, b.api_key, reference)).stores[0].items[0];
+      assert.equal(waiting.outcome, "awaiting_decision", "the late decision changed nothing");
+    } finally {
+      told.open();
+    }
+    await until(t, () => settled(t, b.id, reference), "the order's store ended");
+    const ended = (await orderOf(t, b.api_key, reference)).stores[0].items[0];
+    assert.deepEqual([ended.outcome, ended.decided_by], ["unavailable", "preference"]);
   }));
 
 /** The trip's record as a cancellation before SHOP_TRIP_ENDED left it; no old-data pass run. */
