@@ -39,6 +39,34 @@ async function orderOf(t: TestEnv, key: string, reference: string) {
   return r.body.data;
 }
 
+/** A one-line order whose line the shopper substituted, awaiting the customer's decision. */
+async function substituteAwaiting(t: TestEnv, b: { id: string; api_key: string }, ref: string) {
+  const shopping = { substitution_preference: "ask" };
+  const made = await createOrder(t, b.api_key, orderBody(ref, { stores: 1, lines: 1, shopping }));
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const reference: string = made.body.data.reference;
+  const [s0] = await storeIdsOf(t, b.id, reference);
+  await recordLine(t, b.id, s0!, "0-0", {
+    outcome: "substituted",
+    qty_found: 2,
+    unit_price_paid_minor: 950,
+    substitute: { name: "Other brand", barcode: null, unit_price_minor: 950 },
+  });
+  return reference;
+}
+
+/** spec: shopping 3, 7: the customer accepting line 0-0 too late: 409 decision_window_closed. */
+async function lateDecision(t: TestEnv, key: string, reference: string) {
+  const late = await t.call(
+    "POST",
+    `/business/shopping-orders/${reference}/items/0-0/decision`,
+    { key, body: { decision: "accept" } },
+  );
+  assert.equal(late.status, 409, JSON.stringify(late.body));
+  assert.equal(late.body.code, "decision_window_closed");
+  return late;
+}
+
 Deno.test("shopping trip cancelled mid-shopping: the goods of the stores collected are charged once, the other stores end unavailable", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
@@ -176,24 +204,7 @@ Deno.test("shopping trip cancelled before anything was bought: every store ends 
 Deno.test("shopping trip cancelled while a substitute awaited the customer: the line ends refunded (decided_by preference), and a late decision is 409 decision_window_closed, changing nothing", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
-    const made = await createOrder(
-      t,
-      b.api_key,
-      orderBody("ORD-ENDASK", {
-        stores: 1,
-        lines: 1,
-        shopping: { substitution_preference: "ask" },
-      }),
-    );
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const reference = made.body.data.reference;
-    const [s0] = await storeIdsOf(t, b.id, reference);
-    await recordLine(t, b.id, s0!, "0-0", {
-      outcome: "substituted",
-      qty_found: 2,
-      unit_price_paid_minor: 950,
-      substitute: { name: "Other brand", barcode: null, unit_price_minor: 950 },
-    });
+    const reference = await substituteAwaiting(t, b, "ORD-ENDASK");
     const asked = (await orderOf(t, b.api_key, reference)).stores[0].items[0];
     assert.equal(asked.outcome, "awaiting_decision");
     const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
@@ -212,13 +223,7 @@ Deno.test("shopping trip cancelled while a substitute awaited the customer: the 
       0,
     ]);
     // spec: shopping 3, 7: a late decision is 409, saying the window closed and it was refunded.
-    const late = await t.call(
-      "POST",
-      `/business/shopping-orders/${reference}/items/0-0/decision`,
-      { key: b.api_key, body: { decision: "accept" } },
-    );
-    assert.equal(late.status, 409, JSON.stringify(late.body));
-    assert.equal(late.body.code, "decision_window_closed");
+    const late = await lateDecision(t, b.api_key, reference);
     assert.match(late.body.message, /decision window closed and the item was refunded/);
     assert.deepEqual(await orderOf(t, b.api_key, reference), before);
   }));
@@ -226,21 +231,7 @@ Deno.test("shopping trip cancelled while a substitute awaited the customer: the 
 Deno.test("shopping trip cancelled, its store not told yet: a decision on the line awaiting the customer is already 409 decision_window_closed, and the store then refunds it", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
-    const body = orderBody("ORD-ENDRACE", {
-      stores: 1,
-      lines: 1,
-      shopping: { substitution_preference: "ask" },
-    });
-    const made = await createOrder(t, b.api_key, body);
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const reference = made.body.data.reference;
-    const [s0] = await storeIdsOf(t, b.id, reference);
-    await recordLine(t, b.id, s0!, "0-0", {
-      outcome: "substituted",
-      qty_found: 2,
-      unit_price_paid_minor: 950,
-      substitute: { name: "Other brand", barcode: null, unit_price_minor: 950 },
-    });
+    const reference = await substituteAwaiting(t, b, "ORD-ENDRACE");
     // The store hears of the cancellation only when the test lets it (the trip-ended outbox).
     const told = holdAsk(t.env.runtime, commandKind("trip_ended", shoppingStoreActor.type));
     const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
@@ -250,13 +241,7 @@ Deno.test("shopping trip cancelled, its store not told yet: a decision on the li
     await told.reached;
     // Let go even should an assertion fail: the held store would keep the test from ending.
     try {
-      const late = await t.call(
-        "POST",
-        `/business/shopping-orders/${reference}/items/0-0/decision`,
-        { key: b.api_key, body: { decision: "accept" } },
-      );
-      assert.equal(late.status, 409, JSON.stringify(late.body));
-      assert.equal(late.body.code, "decision_window_closed");
+      await lateDecision(t, b.api_key, reference);
       const waiting = (await orderOf(t, b.api_key, reference)).stores[0].items[0];
       assert.equal(waiting.outcome, "awaiting_decision", "the late decision changed nothing");
     } finally {
