@@ -3,7 +3,6 @@
  * one batch with its stops. Each stop is a trip of its own (GET /business/trips/{id}), dispatched,
  * tracked and notified as any trip. `{id}` is the batch's id.
  */
-import { batchPackingSlips } from "../../src/business/flows/batch_documents.ts";
 import { bookBatch, readBatch, type StopTrips } from "../../src/business/flows/batches.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
@@ -25,6 +24,10 @@ import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { BatchBody, toBatchRequest } from "../../src/business/batch_schema.ts";
 import { BatchAnswer, batchView } from "./answers/batches.ts";
+
+// Loaded on first use: pdf-lib's import costs every start and every test file's isolate about
+// 450 ms, and most never draw a document.
+const batchDocuments = () => import("../../src/business/flows/batch_documents.ts");
 
 // spec: business 4.2, the section's title (the Postman collection's Business folder).
 const tag = "Batches and subscriptions";
@@ -177,6 +180,7 @@ function packingSlipsRoute(api: Api): void {
     },
   }, async (c, { params, query }) => {
     const { env, tenant } = businessCall(c);
+    const { batchPackingSlips } = await batchDocuments();
     const doc = await batchPackingSlips(env, tenant, params.id, query.with_labels === "1");
     return new Response(doc.pdf, {
       headers: {

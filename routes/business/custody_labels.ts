@@ -2,11 +2,14 @@
  * Business API 4.1 GET /business/trips/{id}/label: the A6 custody label PDF of a trip booked with
  * the custody scanning add-on (2.2 scan_label_url), under the same key as the trip.
  */
-import { custodyLabel } from "../../src/business/flows/custody_labels.ts";
 import type { Api } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
+
+// Loaded on first use: pdf-lib's import costs every start and every test file's isolate about
+// 450 ms, and most never draw a document.
+const custodyLabels = () => import("../../src/business/flows/custody_labels.ts");
 
 export function custodyLabelRoutes(api: Api): void {
   define(api, {
@@ -26,6 +29,7 @@ export function custodyLabelRoutes(api: Api): void {
     },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
+    const { custodyLabel } = await custodyLabels();
     const label = await custodyLabel(env, tenant, params.id);
     return new Response(label.pdf, {
       headers: {

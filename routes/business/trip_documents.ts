@@ -6,9 +6,8 @@
 import {
   packingSlipSettingsOf,
   setPackingSlipSettings,
-  type TripDocument,
-  tripDocument,
-} from "../../src/business/flows/trip_documents.ts";
+} from "../../src/business/flows/packing_slip_settings.ts";
+import type { TripDocument } from "../../src/business/flows/trip_documents.ts";
 import { PIECES_MAX, RETURNS_NOTE_CHARS_MAX } from "../../src/business/rules/documents/facts.ts";
 import { iso } from "../../src/domain/iso.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -17,6 +16,10 @@ import { wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import type { PackingSlipSettingsState } from "../../actors/business/packing_slip_settings.ts";
+
+// Loaded on first use: pdf-lib's import costs every start and every test file's isolate about
+// 450 ms, and most never draw a document.
+const tripDocuments = () => import("../../src/business/flows/trip_documents.ts");
 
 const tag = "Bookings and trips";
 const TripId = z.string().min(1).max(40).openapi({
@@ -113,6 +116,7 @@ export function tripDocumentRoutes(api: Api): void {
   for (const d of DOCUMENTS.filter((d) => d.document !== "packing-slip")) {
     define(api, documentRoute(d), async (c, { params }) => {
       const { env, tenant } = businessCall(c);
+      const { tripDocument } = await tripDocuments();
       const doc = await tripDocument(env, tenant, params.id, { document: d.document });
       return pdfAnswer(doc, d.document);
     });
@@ -131,6 +135,7 @@ export function tripDocumentRoutes(api: Api): void {
     }),
   }, async (c, { params, query }) => {
     const { env, tenant } = businessCall(c);
+    const { tripDocument } = await tripDocuments();
     const doc = await tripDocument(env, tenant, params.id, {
       document: "packing-slip",
       pieces: query.pieces,

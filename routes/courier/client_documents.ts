@@ -10,10 +10,7 @@ import {
   waybillFacts,
 } from "../../src/courier/flows/documents.ts";
 import { clientShipmentPaper } from "../../src/courier/flows/paper.ts";
-import { clientPackingSlipPdf } from "../../src/courier/rules/documents/client_packing_slip.ts";
 import type { DocumentResult } from "../../src/courier/rules/documents/facts.ts";
-import { labelPdf } from "../../src/courier/rules/documents/label.ts";
-import { waybillPdf } from "../../src/courier/rules/documents/waybill.ts";
 import type { Shipment } from "../../actors/courier/shipment/mod.ts";
 import type { Api } from "../../src/http/app.ts";
 import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
@@ -25,6 +22,12 @@ import { trackingUrl } from "./answers/tracking.ts";
 
 const tag = "Client documents";
 
+// Each drawing loaded on first use: pdf-lib's import costs every start and every test file's
+// isolate about 450 ms, and most never draw a document.
+const label = () => import("../../src/courier/rules/documents/label.ts");
+const waybill = () => import("../../src/courier/rules/documents/waybill.ts");
+const packingSlip = () => import("../../src/courier/rules/documents/client_packing_slip.ts");
+
 /** spec: courier 4.6: each document, its path suffix and its layout. */
 const DOCUMENTS: readonly {
   readonly name: "label" | "waybill" | "packing-slip";
@@ -35,18 +38,18 @@ const DOCUMENTS: readonly {
     name: "label",
     summary: "The shipping label (PDF, 4 x 6 in), one page per piece, each with the piece's " +
       "Code 39 barcode (`{waybill}-{n}`); no money",
-    make: (s, o) => labelPdf(shipmentFacts(s, o)),
+    make: async (s, o) => (await label()).labelPdf(shipmentFacts(s, o)),
   },
   {
     name: "waybill",
     summary: "The waybill (consignment note, PDF, A4): parties, references, pieces, service and " +
       "promise, contents, dangerous goods, the waybill barcode, and the frozen price lines",
-    make: (s, o) => waybillPdf(waybillFacts(s, o)),
+    make: async (s, o) => (await waybill()).waybillPdf(waybillFacts(s, o)),
   },
   {
     name: "packing-slip",
     summary: "The packing slip (PDF, A4), one page per piece with what that piece holds; no money",
-    make: (s, o) => clientPackingSlipPdf(shipmentFacts(s, o)),
+    make: async (s, o) => (await packingSlip()).clientPackingSlipPdf(shipmentFacts(s, o)),
   },
 ];
 

@@ -5,7 +5,6 @@
 import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
 import { asShipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { shipmentFacts } from "../../src/courier/flows/documents.ts";
-import { packingSlipPdf } from "../../src/courier/rules/documents/courier_packing_slip.ts";
 import type { Api } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
@@ -47,6 +46,10 @@ export function packingSlipRoutes(api: Api): void {
       );
     }
     const courier = asBusiness(await read(c, businessActor, tenant, tenant, { kind: "get" }));
+    // Loaded on first use: pdf-lib's import costs every start about 450 ms.
+    const { packingSlipPdf } = await import(
+      "../../src/courier/rules/documents/courier_packing_slip.ts"
+    );
     const pdf = await packingSlipPdf({
       ...shipmentFacts(shipment, {
         courierName: courier.profile.name,

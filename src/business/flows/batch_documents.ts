@@ -12,7 +12,8 @@ import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { BATCH_SLIP_PAGES_MAX, batchSlipPages, piecesOf } from "../rules/documents/facts.ts";
 import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { custodyLabelOf } from "./custody_labels.ts";
-import { businessName, packingSlipSettingsOf, tripFacts } from "./trip_documents.ts";
+import { packingSlipSettingsOf } from "./packing_slip_settings.ts";
+import { businessName, tripFacts } from "./trip_documents.ts";
 
 type D = Pick<Deps, "runtime">;
 

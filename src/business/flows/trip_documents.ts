@@ -4,19 +4,15 @@
  * facts, the business's name and, for the packing slip, its settings (2.6).
  */
 import { businessActor } from "../../../actors/platform/business/mod.ts";
-import {
-  packingSlipSettingsActor,
-  type PackingSlipSettingsState,
-} from "../../../actors/business/packing_slip_settings.ts";
 import type { Trip } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse } from "../../runtime/actor.ts";
 import { orderItems, piecesOf, type TripFacts } from "../rules/documents/facts.ts";
 import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { pickListPdf } from "../rules/documents/pick_list.ts";
 import { receiptPdf } from "../rules/documents/receipt.ts";
 import { waybillPdf } from "../rules/documents/waybill.ts";
 import { shoppingPickItems, shoppingSlipOf } from "./shopping_slip.ts";
+import { packingSlipSettingsOf } from "./packing_slip_settings.ts";
 import { askTrip } from "./trips.ts";
 
 export const TRIP_DOCUMENTS = ["waybill", "receipt", "pick-list", "packing-slip"] as const;
@@ -64,16 +60,6 @@ export async function businessName(deps: D, business: string): Promise<string | 
   return got.ok && got.reply && "profile" in got.reply ? got.reply.profile.name : null;
 }
 
-/** spec: business 2.6: the settings slips print with (defaults until the business sets them). */
-export async function packingSlipSettingsOf(
-  deps: D,
-  business: string,
-): Promise<PackingSlipSettingsState> {
-  return orRefuse(
-    await deps.runtime.read(packingSlipSettingsActor, business, business, { kind: "get" }),
-  );
-}
-
 /** spec: business 4.1: one of the trip's documents as PDF bytes. */
 export async function tripDocument(
   deps: D,
@@ -117,18 +103,4 @@ async function drawn(
         pieces: piecesOf(o.pieces, facts),
       });
   }
-}
-
-/** spec: business 2.6: PUT /business/packing-slip-settings; a field left out keeps its value. */
-export async function setPackingSlipSettings(
-  deps: Pick<Deps, "runtime" | "requestId">,
-  business: string,
-  input: { readonly show_prices?: boolean; readonly returns_note?: string | null },
-): Promise<PackingSlipSettingsState> {
-  return orRefuse(
-    await deps.runtime.ask(packingSlipSettingsActor, business, business, {
-      kind: "set",
-      ...input,
-    }, { requestId: deps.requestId }),
-  );
 }

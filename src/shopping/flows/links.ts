@@ -5,7 +5,6 @@
  * altered link answers 403, a valid one the stored bytes.
  */
 import { shoppingCapabilityActor } from "../../../actors/shopping/capability.ts";
-import { tripDocument } from "../../business/flows/trip_documents.ts";
 import { readEvidence } from "../../courier/flows/evidence.ts";
 import type { Deps } from "../../environment.ts";
 import { newSecret, seal, sealOwner, unseal } from "../../domain/secrets.ts";
@@ -118,6 +117,8 @@ async function linkedFile(deps: LinkDeps, claims: LinkClaims): Promise<LinkedFil
       name: held.file.name,
     };
   }
+  // Loaded on first use: pdf-lib's import costs every start about 450 ms.
+  const { tripDocument } = await import("../../business/flows/trip_documents.ts");
   const slip = await tripDocument(deps, claims.business, s.reference, {
     document: "packing-slip",
   });
