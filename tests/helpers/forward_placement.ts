@@ -50,6 +50,15 @@ export class ForwardCluster {
     if (to !== undefined) this.#tell(to, partition, true);
   }
 
+  /**
+   * Every partition `from` holds moves to `to`, as their leases would when `from` stops: work the
+   * other instance still has for them (a notice on a timer, a deferred message) is then done
+   * there, not forwarded to a closed instance until each forward's bound runs out.
+   */
+  handOver(from: string, to: string): void {
+    for (let p = 0; p < PARTITIONS; p++) if (this.#owners[p] === from) this.move(p, to);
+  }
+
   #tell(name: string, partition: number, held: boolean): void {
     for (const l of this.#listeners.get(name) ?? []) l(partition, held);
   }

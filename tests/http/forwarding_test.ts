@@ -74,6 +74,7 @@ Deno.test("forwarding: an API key rotated through one instance is refused throug
       assert.match(scraped, /actor_forward_duration_seconds_count\{role="sent"\} [1-9]/);
       assert.match(scraped, /actor_forwards_total\{role="sent",outcome="failed"\} 1/);
     } finally {
+      cluster.handOver("b", "a");
       await b.close();
     }
   } finally {

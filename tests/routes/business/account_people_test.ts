@@ -171,6 +171,7 @@ Deno.test("account: an Enterprise business invites people through an instance th
       const people = await other.call("GET", "/business/people", { key: owner });
       assert.equal(people.body.data.length, 2);
     } finally {
+      cluster.handOver("b", "a");
       await b.close();
     }
   } finally {
