@@ -14,6 +14,7 @@ import {
   startOnStores,
   type StartOptions,
 } from "../helpers/server_process.ts";
+import { removeSeed, seededDataDir } from "../helpers/seeded_data_dir.ts";
 
 /** A bound well above a clean stop (under a second) and well below a hang. */
 const STOP_MS_MAX = 20_000;
@@ -37,6 +38,10 @@ async function waitFree(port: number): Promise<boolean> {
   return false;
 }
 
+// The stops start on a copy of a folder a first start made (seeded_data_dir.ts): their subject is
+// the stop, and a first start migrates live and sandbox from nothing (start_test.ts covers it).
+globalThis.addEventListener("unload", removeSeed);
+
 /** The server on the embedded defaults, whatever the test's environment names. */
 function startEmbedded(dataDir: string, options: StartOptions = {}): Promise<Server> {
   return startOnStores(dataDir, { ...options, embedded: true }, ["live", "sandbox"]);
@@ -46,7 +51,7 @@ const ways = [["task", "SIGTERM"], ["wrapped-task", "SIGTERM"], ["task", "SIGINT
 for (const [how, signal] of ways) {
   const started = how === "task" ? "deno task start" : "a wrapper such as npx";
   Deno.test(`start: ${signal} to ${started} stops the server and frees its port`, async () => {
-    const dataDir = await Deno.makeTempDir();
+    const dataDir = await seededDataDir((dir) => startEmbedded(dir));
     await stopsAndFrees(dataDir, await startEmbedded(dataDir, { how }), signal);
   });
 }
@@ -80,7 +85,7 @@ async function stopsAndFrees(dataDir: string, server: Server, signal: Deno.Signa
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`stop: a request under way when ${signal} comes is answered, then the server exits`, async () => {
-    const dataDir = await Deno.makeTempDir();
+    const dataDir = await seededDataDir((dir) => startEmbedded(dir));
     const server = await startEmbedded(dataDir);
     try {
       // A body the test is still sending: the request is under way until the test ends it.
