@@ -55,6 +55,16 @@ export interface BatchFinish {
   readonly by: string;
 }
 
+/**
+ * spec: business 2.3: the business's reference of a batch: its external_reference, else its
+ * batch_reference (null: neither given).
+ */
+export function batchReferenceOf(
+  b: { readonly external_reference: string | null; readonly batch_reference: string | null },
+): string | null {
+  return b.external_reference ?? b.batch_reference;
+}
+
 /** What the batch's claim decided: everything but the trips' creation. */
 export interface BatchDraft {
   readonly id: string;

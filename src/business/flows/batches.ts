@@ -14,6 +14,7 @@ import {
   type Batch,
   batchActor,
   type BatchDraft,
+  batchReferenceOf,
   type BatchReply,
   type BatchStop,
 } from "../../../actors/business/batch.ts";
@@ -103,7 +104,7 @@ export function claimOf(b: Batch) {
  */
 function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): BookingRequest {
   const hold = "created_at" in d ? { hold: holdOf(d) } : {};
-  const batchReference = d.external_reference ?? d.batch_reference;
+  const batchReference = batchReferenceOf(d);
   const reference = batchReference === null ? {} : { reference: batchReference };
   return {
     type: "parcel",

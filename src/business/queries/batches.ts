@@ -4,7 +4,7 @@
  * a keyset page at a time; each stop's status comes from `business_trips` in one query a page.
  */
 import { type Kysely, sql, type SqlBool } from "kysely";
-import type { Batch } from "../../../actors/business/batch.ts";
+import { type Batch, batchReferenceOf } from "../../../actors/business/batch.ts";
 import type { KeysetPage, PageRequest } from "../../db/keyset.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
@@ -27,7 +27,7 @@ export const businessBatchesTable: ReadTable<BatchValues> = {
     }
     return {
       created_at: b.created_at,
-      external_reference: b.external_reference ?? b.batch_reference,
+      external_reference: batchReferenceOf(b),
       stop_count: b.stops.length,
     };
   },

@@ -10,7 +10,7 @@ import { verifyV1, verifyV2 } from "../../../src/domain/signature_verification.t
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { LINE, postBatch } from "./batch_fixtures.ts";
-import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { book, fundedBusiness, hooked, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed, with the external_reference and the tracking_url, null once revoked", () =>
   withTestEnv(async (t) => {
@@ -109,12 +109,7 @@ Deno.test("trip webhooks: a batch's stops carry the batch's reference and their 
   withTestEnv(async (t) => {
     const receiver = startReceiver();
     try {
-      const b = await fundedBusiness(t);
-      const r = await t.call("PATCH", "/business/profile", {
-        key: b.api_key,
-        body: { webhook_url: receiver.url },
-      });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const b = await hooked(t, receiver);
       const references = [{ external_reference: "BATCH-9" }, { batch_reference: "RUN-4" }];
       for (const reference of references) {
         const made = await postBatch(t, b.api_key, {
