@@ -358,28 +358,84 @@ async function handshake(
         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
         `${extraHeaders}\r\n`,
     ));
-    let text = "";
-    const buf = new Uint8Array(16_384);
-    const decoder = new TextDecoder();
-    while (true) {
-      const end = text.indexOf("\r\n\r\n");
-      const length = Number(/^content-length: *(\d+)/im.exec(text)?.[1] ?? 0);
-      if (end >= 0 && (text.startsWith("HTTP/1.1 101") || text.length >= end + 4 + length)) break;
-      const n = await conn.read(buf);
-      if (n === null) break;
-      text += decoder.decode(buf.subarray(0, n));
-    }
-    const [head = "", body = ""] = text.split("\r\n\r\n");
-    const [statusLine = "", ...lines] = head.split("\r\n");
+    const reader = new ConnReader(conn);
+    const head = new TextDecoder().decode(await reader.until((b) => headEnd(b) >= 0, headEnd));
+    const [statusLine = "", ...lines] = head.trimEnd().split("\r\n");
     const headers = new Headers();
     for (const line of lines) {
       const i = line.indexOf(":");
       headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
     }
-    return { status: Number(statusLine.split(" ")[1]), headers, body };
+    const status = Number(statusLine.split(" ")[1]);
+    if (status === 101) {
+      await closeSocket(conn, reader);
+      return { status, headers, body: "" };
+    }
+    const length = Number(headers.get("content-length") ?? 0);
+    const body = new TextDecoder().decode(
+      await reader.until((b) => b.length >= length, () => length),
+    );
+    return { status, headers, body };
   } finally {
     conn.close();
   }
+}
+
+/** Where an HTTP head ends (after its blank line), or -1. */
+function headEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i + 4;
+    }
+  }
+  return -1;
+}
+
+/** Bytes read from a connection, taken from the front as they are parsed. */
+class ConnReader {
+  #bytes = new Uint8Array(0);
+  constructor(readonly conn: Deno.Conn) {}
+
+  /** Reads until `ready`, then takes the first `take` bytes; all there are at the end of input. */
+  async until(ready: (b: Uint8Array) => boolean, take: (b: Uint8Array) => number) {
+    const buf = new Uint8Array(16_384);
+    while (!ready(this.#bytes)) {
+      const n = await this.conn.read(buf);
+      if (n === null) break;
+      const joined = new Uint8Array(this.#bytes.length + n);
+      joined.set(this.#bytes);
+      joined.set(buf.subarray(0, n), this.#bytes.length);
+      this.#bytes = joined;
+    }
+    const n = Math.min(Math.max(take(this.#bytes), 0), this.#bytes.length);
+    const taken = this.#bytes.subarray(0, n);
+    this.#bytes = this.#bytes.subarray(n);
+    return taken;
+  }
+}
+
+/**
+ * Ends an accepted upgrade as a browser would (RFC 6455 5.5.1): a masked close frame, then the
+ * server's frames read up to its close, so the server sees the socket close cleanly rather than a
+ * connection dropped under it.
+ */
+async function closeSocket(conn: Deno.Conn, reader: ConnReader): Promise<void> {
+  // Masked with 1, 2, 3, 4: the payload is the code 1000 (0x03e8, normal closure) xor the mask.
+  await conn.write(new Uint8Array([0x88, 0x80 | 2, 1, 2, 3, 4, 0x03 ^ 1, 0xe8 ^ 2]));
+  while (true) {
+    const frame = await reader.until((b) => frameLength(b) <= b.length, frameLength);
+    if (frame.length === 0 || ((frame[0] ?? 0) & 0x0f) === 0x8) return;
+  }
+}
+
+/** The length of the server's (unmasked) frame at the front of `b`, or Infinity until known. */
+function frameLength(b: Uint8Array): number {
+  if (b.length < 2) return Infinity;
+  const view = new DataView(b.buffer, b.byteOffset, b.length);
+  const short = view.getUint8(1) & 0x7f;
+  if (short < 126) return 2 + short;
+  if (short === 126) return b.length < 4 ? Infinity : 4 + view.getUint16(2);
+  return b.length < 10 ? Infinity : 10 + Number(view.getBigUint64(2));
 }
 
 Deno.test("board socket: upgrades without a key, or with a wrong one, count against the address and are throttled past its limit", () =>
