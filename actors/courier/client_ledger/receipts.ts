@@ -40,7 +40,7 @@ export function payment(state: CourierClient, c: Payment, now: number): LedgerDe
     return reject("invalid_amount", "an allocation must be above zero");
   }
   const split = allocate(state.ledger.invoices, c.currency, c.amount_minor, c.allocations ?? []);
-  if (!split.ok) return reject(split.code, split.message);
+  if (!split.ok) return reject(split.code, split.message, split.unknown && { ...split.unknown });
   const entry = entryOf({
     reference: c.reference,
     seq: state.ledger.seq + 1,

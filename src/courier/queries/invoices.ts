@@ -17,3 +17,18 @@ export async function invoicedCurrencies(
     .execute();
   return rows.map((r) => r.currency);
 }
+
+/** Whether the client holds the invoice `id` (issued to it by courier `tenant`). */
+export async function isInvoiceOf(
+  db: Kysely<Database>,
+  tenant: string,
+  clientId: string,
+  id: string,
+): Promise<boolean> {
+  const row = await db.selectFrom("invoices").select("id")
+    .where("tenant", "=", tenant)
+    .where("client_id", "=", clientId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -149,3 +149,50 @@ Deno.test("billing evidence: a client's credentials never read the courier's evi
     assert.equal((await read({ "X-Client-API-Key": key })).status, 401);
     assert.equal((await read({ "X-Business-API-Key": key })).status, 401);
   }));
+
+Deno.test("billing: a payment allocated to an older settled invoice of the client's, which the account no longer keeps, answers 422 invoice_not_open as a recent one does; another client's stays 404", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const neighbour = await newClient(t, courier, CREDIT);
+    await charge(t, courier, client, { reference: "CUS-OLD" });
+    const issued = await invoice(t, courier, client, "2026-11");
+    const id = issued.body.data.invoices[0].id as string;
+    const paid = await act(t, courier, client, "payment", {
+      amount: "75.00",
+      currency: "BWP",
+      reference: "EFT-OLD",
+      allocations: [{ invoice_id: id, amount: "75.00" }],
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    await t.settle();
+    // Settled invoices beyond the account's recent ones are in the query side only: one such,
+    // the client's, and one of the neighbour's.
+    const row = await t.env.db.selectFrom("invoices").selectAll().where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    await t.env.db.insertInto("invoices").values([
+      { ...row, id: "inv_settled_long_ago", period: "2024-01", due_on: "2024-02-28" },
+      {
+        ...row,
+        id: "inv_neighbours_old",
+        client_id: neighbour.id,
+        period: "2024-01",
+        due_on: "2024-02-28",
+      },
+    ]).execute();
+    const before = await view(t, courier, client);
+    const answer = async (invoice_id: string) =>
+      await act(t, courier, client, "payment", {
+        amount: "10.00",
+        currency: "BWP",
+        reference: `EFT-${invoice_id}`,
+        allocations: [{ invoice_id, amount: "10.00" }],
+      });
+    const old = await answer("inv_settled_long_ago");
+    assert.equal(old.status, 422, JSON.stringify(old.body));
+    assert.equal(old.body.code, "invoice_not_open");
+    assert.match(old.body.message, /^allocations\.0\.invoice_id: .*inv_settled_long_ago/);
+    const theirs = await answer("inv_neighbours_old");
+    assert.equal(theirs.status, 404, JSON.stringify(theirs.body));
+    assert.equal(theirs.body.code, "not_found");
+    assert.deepEqual(await view(t, courier, client), before, "nothing changed");
+  }));

@@ -5,7 +5,8 @@
 import { asPosting } from "../../../../actors/courier/courier_client.ts";
 import { entryAsk } from "../../../../actors/courier/client_ledger.ts";
 import { formatMinor } from "../../../domain/money.ts";
-import { refuse } from "../../../runtime/actor.ts";
+import { refuse, Refused } from "../../../runtime/actor.ts";
+import { isInvoiceOf } from "../../queries/invoices.ts";
 import type { Deps } from "../../../environment.ts";
 import { askAccount, assertSameFacts, type BillingCaller, minorOf } from "./account.ts";
 
@@ -48,7 +49,7 @@ export interface Allocated {
 
 /** Records a credit client's payment, allocated to invoices; a reference pays once (4.2). */
 export async function recordPayment(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "db">,
   caller: BillingCaller,
   client: string,
   input: PaymentInput,
@@ -65,11 +66,35 @@ export async function recordPayment(
     reference: input.reference,
     allocations: sent,
     by: caller.by,
-  }, entryAsk(`payment:${input.reference}`));
+  }, entryAsk(`payment:${input.reference}`)).catch((e) =>
+    refusedAsKept(deps.db, caller.courier, client, input.currency, e)
+  );
   assertSameFacts(r, input.reference, { amount_minor: -amount, currency: input.currency });
   const posting = asPosting(r.reply);
   if (r.replayed && sent.length > 0) assertSameAllocations(posting, input.reference, sent);
   return { posting, replayed: r.replayed };
+}
+
+/**
+ * The account keeps its open invoices and its recent settled ones (INVOICES_RECENT_MAX); an
+ * older settled invoice of the client's is in the query side only. Allocated, it is the client's
+ * own invoice that is not open, as a recent one answers, not one nobody holds.
+ */
+async function refusedAsKept(
+  db: Deps["db"],
+  courier: string,
+  client: string,
+  currency: string,
+  e: unknown,
+): Promise<never> {
+  const unknown = e instanceof Refused && e.rejection.code === "not_found"
+    ? e.rejection.details
+    : undefined;
+  const id = unknown?.invoice_id;
+  if (typeof id === "string" && await isInvoiceOf(db, courier, client, id)) {
+    refuse("invoice_not_open", `${unknown?.field}: no open ${currency} invoice: ${id}`);
+  }
+  throw e;
 }
 
 type Sent = readonly { invoice_id: string; amount_minor: number }[];

@@ -4,7 +4,13 @@ import { type Allocation, balanceOf, type Invoice, isOpen } from "./book.ts";
 
 export type Allocated =
   | { readonly ok: true; readonly allocations: Allocation[]; readonly rest: number }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | {
+    readonly ok: false;
+    readonly code: string;
+    readonly message: string;
+    /** The allocation refused as naming an invoice the account does not keep. */
+    readonly unknown?: { readonly field: string; readonly invoice_id: string };
+  };
 
 /**
  * Applies `amount` to the requested invoices (each within its balance, all within the amount),
@@ -26,7 +32,11 @@ export function allocate(
     // An invoice the client does not hold (another client's or courier's, or none) answers as an
     // id nobody holds: nobody learns it exists (courier 5 rule 4: own billing only).
     if (!held.has(r.invoice_id)) {
-      return refuse("not_found", `allocations.${i}.invoice_id: no such invoice: ${r.invoice_id}`);
+      const field = `allocations.${i}.invoice_id`;
+      return refuse("not_found", `${field}: no such invoice: ${r.invoice_id}`, {
+        field,
+        invoice_id: r.invoice_id,
+      });
     }
     const inv = open.get(r.invoice_id);
     if (!inv) {
@@ -81,6 +91,10 @@ export function allocate(
   return { ok: true, allocations, rest };
 }
 
-function refuse(code: string, message: string): Allocated {
-  return { ok: false, code, message };
+function refuse(
+  code: string,
+  message: string,
+  unknown?: { readonly field: string; readonly invoice_id: string },
+): Allocated {
+  return { ok: false, code, message, ...(unknown ? { unknown } : {}) };
 }
