@@ -4,14 +4,26 @@
  * evidence files are read by the courier only.
  */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingAction as act,
+  type Client,
   clientKey,
+  type Courier,
   newClient,
   postCharge as charge,
 } from "../../helpers/courier.ts";
 import { book, CREDIT, invoice, ready, view } from "./billing_fixtures.ts";
+
+/** A payment of `amount` BWP, all of it allocated to `invoice_id`, under a reference of its own. */
+function payTo(t: TestEnv, courier: Courier, client: Client, invoice_id: string, amount: string) {
+  return act(t, courier, client, "payment", {
+    amount,
+    currency: "BWP",
+    reference: `EFT-${invoice_id}`,
+    allocations: [{ invoice_id, amount }],
+  });
+}
 
 Deno.test("billing: a payment allocated to another client's or courier's invoice answers 404 as an unknown one, and changes nothing", () =>
   withTestEnv(async (t) => {
@@ -31,12 +43,7 @@ Deno.test("billing: a payment allocated to another client's or courier's invoice
 
     const answers = [];
     for (const id of [neighbours, strangers, "inv_nobody_holds_this"]) {
-      const r = await act(t, courier, client, "payment", {
-        amount: "10.00",
-        currency: "BWP",
-        reference: `EFT-${id}`,
-        allocations: [{ invoice_id: id, amount: "10.00" }],
-      });
+      const r = await payTo(t, courier, client, id, "10.00");
       assert.equal(r.status, 404, `${id}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.code, "not_found");
       answers.push(r.body.message.replace(id, "<id>"));
@@ -157,12 +164,7 @@ Deno.test("billing: a payment allocated to an older settled invoice of the clien
     await charge(t, courier, client, { reference: "CUS-OLD" });
     const issued = await invoice(t, courier, client, "2026-11");
     const id = issued.body.data.invoices[0].id as string;
-    const paid = await act(t, courier, client, "payment", {
-      amount: "75.00",
-      currency: "BWP",
-      reference: "EFT-OLD",
-      allocations: [{ invoice_id: id, amount: "75.00" }],
-    });
+    const paid = await payTo(t, courier, client, id, "75.00");
     assert.equal(paid.status, 201, JSON.stringify(paid.body));
     await t.settle();
     // Settled invoices beyond the account's recent ones are in the query side only: one such,
@@ -180,13 +182,7 @@ Deno.test("billing: a payment allocated to an older settled invoice of the clien
       },
     ]).execute();
     const before = await view(t, courier, client);
-    const answer = async (invoice_id: string) =>
-      await act(t, courier, client, "payment", {
-        amount: "10.00",
-        currency: "BWP",
-        reference: `EFT-${invoice_id}`,
-        allocations: [{ invoice_id, amount: "10.00" }],
-      });
+    const answer = (invoice_id: string) => payTo(t, courier, client, invoice_id, "10.00");
     const old = await answer("inv_settled_long_ago");
     assert.equal(old.status, 422, JSON.stringify(old.body));
     assert.equal(old.body.code, "invoice_not_open");
