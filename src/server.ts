@@ -53,6 +53,8 @@ export interface EnvironmentOptions {
    * one deployment on one embedded PGlite); left open at close, its opener closes it.
    */
   readonly sharedDatabase?: Kysely<Database>;
+  /** The query side's Postgres connections at most (db.ts; tests: fewer); absent, its default. */
+  readonly databasePoolMax?: number;
   /**
    * Plan limits, addresses' calls, failed sign-ins and the outbound backlog's pace counted in the
    * query side, so they hold across the instances sharing it (Business API 8, issue 43 item 4);
@@ -216,6 +218,7 @@ async function openStores(o: EnvironmentOptions) {
     ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
     ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
     ...(o.pgliteWorker === undefined ? {} : { worker: o.pgliteWorker }),
+    ...(o.databasePoolMax === undefined ? {} : { poolMax: o.databasePoolMax }),
   });
   // Subjects name the environment and the store's own identity: instances sharing the store
   // hear each other, while another deployment on the same NATS (staging beside production, a

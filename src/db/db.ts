@@ -24,6 +24,8 @@ export interface OpenDatabaseOptions {
    * instances). Ignored with `url`.
    */
   readonly worker?: boolean;
+  /** Connections postgres.js may hold (default POSTGRES_POOL_MAX). Ignored without `url`. */
+  readonly poolMax?: number;
 }
 
 export interface DatabaseHandle {
@@ -40,7 +42,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   assertSchemaName(options.schema);
   const handle = options.url === undefined
     ? await openPGlite(options)
-    : openPostgres(options.url, options.schema);
+    : openPostgres(options.url, options.schema, options.poolMax ?? POSTGRES_POOL_MAX);
   try {
     await migrateToLatest(handle.db, options.schema);
   } catch (error) {
@@ -67,9 +69,9 @@ async function openPGlite(o: OpenDatabaseOptions): Promise<DatabaseHandle> {
     : sessionOf(await createPGlite({ dataDir }), schema));
 }
 
-function openPostgres(url: string, schema: string): DatabaseHandle {
+function openPostgres(url: string, schema: string, max: number): DatabaseHandle {
   const client = postgres(url, {
-    max: POSTGRES_POOL_MAX,
+    max,
     // A startup parameter, so every pooled connection, new or reconnected, uses the schema.
     connection: { search_path: schema },
     types: {

@@ -28,6 +28,14 @@ export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
  */
 export const TEST_PASSWORD_ITERATIONS = 1_000;
 
+/**
+ * Postgres connections a test environment's query side may hold (the service's: 10). Each new
+ * connection costs the server a backend, its catalog caches and every statement planned again:
+ * with 10, the business route tests opened about 7 connections a test and Postgres spent 185 CPU
+ * seconds on 355 tests; with 3, about 4 a test and 123 seconds, the tests' wall time a sixth less.
+ */
+export const TEST_POOL_MAX = 3;
+
 export interface TestEnv extends OpenEnvironment {
   readonly clock: ManualClock;
   /** JSON request helper; returns status, headers and parsed body. */
@@ -164,6 +172,7 @@ export async function openTestEnv(
       ? {}
       : { projectionBacklogMax: options.projectionBacklogMax }),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
+    databasePoolMax: TEST_POOL_MAX,
     ...(options.strictRefusals === false
       ? {}
       : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),
