@@ -19,6 +19,7 @@ import {
   topUp,
 } from "../helpers/courier.ts";
 import { advance, until } from "../helpers/receiver.ts";
+import { serveLive } from "../helpers/live_server.ts";
 
 const HOUR = 3600;
 /** Playwright's wait for anything the page should show. */
@@ -148,8 +149,8 @@ Deno.test({
       const fresh = await book(t, client, "ORD-FRESH");
       await t.settle();
 
-      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
-      const origin = `http://127.0.0.1:${server.addr.port}`;
+      const server = serveLive(t.app.fetch);
+      const origin = `http://127.0.0.1:${server.port}`;
       let browser: Browser | null = null;
       let theirs: Awaited<ReturnType<typeof otherBoard>> | null = null;
       try {
@@ -263,7 +264,7 @@ Deno.test({
       } finally {
         await browser?.close();
         await theirs?.close();
-        await server.shutdown();
+        await server.close();
       }
     }),
 });

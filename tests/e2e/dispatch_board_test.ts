@@ -11,6 +11,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import { onlineDriverAt } from "../helpers/pool_drivers.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "../routes/business/trips_fixtures.ts";
+import { serveLive } from "../helpers/live_server.ts";
 
 /** Playwright's wait for anything the page should show. */
 const SHOW_MS = 15_000;
@@ -30,8 +31,8 @@ Deno.test({
       const stranger = await onlineDriverAt(t, -24.67, 25.93, { name: "Tumelo Stranger" });
       await t.settle();
 
-      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
-      const origin = `http://127.0.0.1:${server.addr.port}`;
+      const server = serveLive(t.app.fetch);
+      const origin = `http://127.0.0.1:${server.port}`;
       let browser: Browser | null = null;
       // The pump runs every TIMER_POLL_MS in a server; here it is turned by hand, as the page waits.
       const pumping = setInterval(() => void t.env.pump().catch(() => {}), 100);
@@ -135,7 +136,7 @@ Deno.test({
       } finally {
         clearInterval(pumping);
         await browser?.close();
-        await server.shutdown();
+        await server.close();
       }
     }),
 });

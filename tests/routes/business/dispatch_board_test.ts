@@ -13,6 +13,7 @@ import { until } from "../../helpers/receiver.ts";
 import { livePositionsOf } from "../../../src/business/reactors/live_positions.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 import { FakeSink } from "../../helpers/feed_sink.ts";
+import { serveLive } from "../../helpers/live_server.ts";
 
 const GABORONE = { lat: -24.6282, lng: 25.9231 };
 
@@ -236,8 +237,8 @@ Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a
       body: { partner: "Shop", scopes: ["deliveries"] },
     });
     assert.equal(partner.status, 201, JSON.stringify(partner.body));
-    const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
-    const url = `ws://127.0.0.1:${server.addr.port}/api/business/dispatch-board/live`;
+    const server = serveLive(t.app.fetch);
+    const url = `ws://127.0.0.1:${server.port}/api/business/dispatch-board/live`;
     const sockets = [
       socket(url, "sk_live_wrong"),
       socket(url, partner.body.data.key),
@@ -275,6 +276,6 @@ Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a
     } finally {
       for (const s of sockets) if (s.ws.readyState !== WebSocket.CLOSED) s.ws.close();
       await Promise.all(sockets.map((s) => s.closed));
-      await server.shutdown();
+      await server.close();
     }
   }));

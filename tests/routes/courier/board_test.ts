@@ -18,6 +18,7 @@ import {
 import { subjectOf } from "../../../src/bus/bus.ts";
 import { CLOSE } from "../../../routes/courier/board.ts";
 import { ANONYMOUS_RATE_LIMIT } from "../../../src/limits.ts";
+import { serveLive } from "../../helpers/live_server.ts";
 
 const WAIT_MS = 10_000;
 /** How long a socket is watched for messages that must not come. */
@@ -30,12 +31,11 @@ interface Served {
 }
 
 function serve(t: TestEnv): Served {
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
-  const { port } = server.addr;
+  const server = serveLive(t.app.fetch);
   return {
-    ws: `ws://127.0.0.1:${port}/api/business/courier/operations/live`,
-    http: `http://127.0.0.1:${port}`,
-    close: () => server.shutdown(),
+    ws: `ws://127.0.0.1:${server.port}/api/business/courier/operations/live`,
+    http: `http://127.0.0.1:${server.port}`,
+    close: server.close,
   };
 }
 
