@@ -94,3 +94,19 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "in-memory PGlite: opened without initdb's template databases, on small shared buffers",
+  ignore: !embedded,
+  async fn() {
+    const h = await openDatabase({ schema: uniqueSchema() });
+    try {
+      const { rows } = await sql<{ names: string[]; buffers: string }>`
+        select array(select datname::text from pg_database order by 1) as names,
+          current_setting('shared_buffers') as buffers`.execute(h.db);
+      assert.deepEqual(rows, [{ names: ["postgres"], buffers: "16MB" }]);
+    } finally {
+      await h.close();
+    }
+  },
+});
