@@ -191,6 +191,14 @@ async function pgliteEnvironments(dataDir: string): Promise<string[]> {
 export const REAL_SERVERS = Deno.env.has("DATABASE_URL") && Deno.env.has("NATS_URL");
 
 /**
+ * Whether tests of a server on the embedded defaults are left to the embedded run: such a server
+ * is started so whatever the run names (the child is handed no DATABASE_URL or NATS_URL), and in
+ * a run on the real servers each test would repeat the embedded run's exactly. CI runs both; on
+ * a machine with Node.js alone only the embedded one, where these are the README's own start.
+ */
+export const LEFT_TO_EMBEDDED_RUN = REAL_SERVERS;
+
+/**
  * The in-process env's `call` and `createBusiness` (test_env.ts) over HTTP to a server's `base`,
  * so the setup helpers (courier.ts) build what they build on a server process too.
  */
