@@ -34,17 +34,11 @@ export async function createPGlite(
   artifacts?: Artifacts,
 ): Promise<PGlite> {
   const inMemory = from.dataDir === undefined;
+  const buffers = ["-c", `shared_buffers=${IN_MEMORY_SHARED_BUFFERS}`];
   return await PGlite.create({
     ...from,
     ...artifacts ?? await pgliteArtifacts(),
-    ...(inMemory
-      ? {
-        startParams: [
-          ...PGlite.defaultStartParams,
-          ...["-c", `shared_buffers=${IN_MEMORY_SHARED_BUFFERS}`],
-        ],
-      }
-      : {}),
+    ...(inMemory ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}),
     parsers: { [INT8_OID]: parseInt8 },
     // As postgres.js does: a value bound to json is always stringified.
     serializers: { [JSON_OID]: stringify, [JSONB_OID]: stringify },
