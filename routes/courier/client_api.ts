@@ -285,6 +285,7 @@ export function clientApiRoutes(api: Api): void {
       secret: { ...sealed, key_id: keyId, created_at: env.clock.now() },
       by: principalName(p),
     });
-    return ok(c, { url: body.url, webhook_secret: secret, key_id: keyId }, 201);
+    // The URL kept, as reads will show it: never the text as sent.
+    return ok(c, { url: verdict.url.href, webhook_secret: secret, key_id: keyId }, 201);
   });
 }

@@ -235,6 +235,22 @@ Deno.test("client webhook: a host name that cannot be public is refused with 422
     assert.equal(me.body.data.webhook_url, null);
   }));
 
+Deno.test("client webhook: the answer names the URL as kept, the same as the client's read", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const r = await t.call("POST", "/client/webhook", {
+      headers: clientKey(client),
+      body: { url: "HTTPS://EXAMPLE.COM:443/A B" },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.url, "https://example.com/A%20B");
+    const me = await t.call("GET", "/business/courier/clients/" + client.id, {
+      key: courier.business.api_key,
+    });
+    assert.equal(me.body.data.webhook_url, r.body.data.url);
+  }));
+
 Deno.test("client password: a weak new password is refused with 422 naming new_password, and changes nothing", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
