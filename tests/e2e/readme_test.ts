@@ -27,6 +27,12 @@ Deno.test({
         failed && `${failed.line}\nanswered ${failed.status}: ${failed.body.slice(0, 600)}`,
       );
       assert.equal(ran.length, steps.filter((s) => s.kind === "curl").length);
+      // The booking by prices reference delivers to the recipient its prices named.
+      const read = await fetch(`${server.live}/api/client/shipments/${vars.get("WAYBILL")}`, {
+        headers: { "X-Client-API-Key": vars.get("CLIENT_KEY")! },
+      });
+      const shipment = await read.json();
+      assert.equal(shipment.data?.recipient?.name, "Neo Kgosi", JSON.stringify(shipment));
     } finally {
       await server.stop();
       await Deno.remove(dataDir, { recursive: true });
