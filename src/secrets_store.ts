@@ -31,7 +31,8 @@ export async function loadOperatorTokenHash(
   const hash = await hashSecret(fresh);
   // Shown before it is stored: a kill between the two stores none, and the next start makes one
   // (stored first, a kill would keep a token nobody was shown, locking the operator out).
-  (options.show ?? console.log)(`Operator token (shown once, store it now): ${fresh}`);
+  // On standard error: standard output is the log stream, which never holds a token (issue 35).
+  (options.show ?? console.error)(`Operator token (shown once, store it now): ${fresh}`);
   await writeWhole(file, new TextEncoder().encode(hash));
   return hash;
 }

@@ -91,3 +91,21 @@ Deno.test("operator token: an empty or partly written hash file is made again, w
       assert.equal((await Deno.readTextFile(file)).trim(), hash);
     }
   }));
+
+Deno.test("operator token: shown on standard error, never on standard output (the log stream)", () =>
+  withDataDir(async (dir) => {
+    const out: unknown[] = [];
+    const err: unknown[] = [];
+    const { log, error } = console;
+    console.log = (...a: unknown[]) => out.push(...a);
+    console.error = (...a: unknown[]) => err.push(...a);
+    try {
+      await loadOperatorTokenHash(dir, undefined);
+    } finally {
+      console.log = log;
+      console.error = error;
+    }
+    assert.deepEqual(out, []);
+    assert.equal(err.length, 1);
+    assert.match(String(err[0]), /shown once, store it now\): op_\S+$/);
+  }));
