@@ -17,6 +17,7 @@ import {
   Stop,
   Text,
 } from "../../src/business/booking_schema.ts";
+import { boundedArray, EVEN_WITH_BAD_FIELDS } from "../../src/http/schemas.ts";
 import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
 import {
@@ -59,7 +60,7 @@ const OpenCheckoutRequest = z.object({
   dest_address: Text(300),
   dest_lat: Latitude.optional().openapi({ description: GEOCODED }),
   dest_lng: Longitude.optional(),
-  stops: z.array(Stop).max(BOOKING_STOPS_MAX).optional(),
+  stops: boundedArray(Stop, BOOKING_STOPS_MAX).optional(),
   segment: z.enum(["parcel", "cargo"]).optional(),
   vehicle_type_id: z.number().int().min(1).max(1_000_000).optional(),
   parcel_size: Text(32).optional(),
@@ -72,7 +73,7 @@ const OpenCheckoutRequest = z.object({
 }).superRefine((b, ctx) => {
   requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
   requirePair(b.dest_lat, b.dest_lng, ["dest_lat", "dest_lng"], ctx);
-});
+}, EVEN_WITH_BAD_FIELDS);
 
 type OpenBody = z.infer<typeof OpenCheckoutRequest>;
 

@@ -8,6 +8,7 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
+import { EVEN_WITH_BAD_FIELDS } from "../../src/http/schemas.ts";
 import { GeocodeAnswer, geocodeView } from "./answers/geocode.ts";
 
 const GeocodeRequest = z.object({
@@ -33,7 +34,7 @@ const GeocodeRequest = z.object({
   } else if (b.address === undefined) {
     ctx.addIssue({ code: "custom", path: ["address"], message: "required (or lat and lng)" });
   }
-});
+}, EVEN_WITH_BAD_FIELDS);
 
 export function geocodeRoutes(api: Api): void {
   define(api, {

@@ -4,8 +4,9 @@
  * destination (scheduled_at against the clock, test markers, the vehicle) is the flow's.
  */
 import { z } from "../http/route.ts";
+import { boundedArray, EVEN_WITH_BAD_FIELDS } from "../http/schemas.ts";
 import type { BookingRequest } from "./flows/book.ts";
-import { EXTERNAL_REFERENCE_CHARS_MAX } from "./rules/booking.ts";
+import { EXTERNAL_REFERENCE_CHARS_MAX, parseScheduledAt } from "./rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
 import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
@@ -26,7 +27,7 @@ export const Stop = z.object({
   address: Text(300),
   lat: Latitude.optional(),
   lng: Longitude.optional(),
-}).superRefine((s, ctx) => requirePair(s.lat, s.lng, ["lat", "lng"], ctx));
+}).superRefine((s, ctx) => requirePair(s.lat, s.lng, ["lat", "lng"], ctx), EVEN_WITH_BAD_FIELDS);
 
 export const GEOCODED =
   "Optional: without the pair the address is geocoded (POST /business/geocode), " +
@@ -67,7 +68,7 @@ const Item = z.object({
 
 const OrderPayload = z.object({
   store_name: Text(200).optional(),
-  items: z.array(Item).max(200).optional(),
+  items: boundedArray(Item, 200).optional(),
   pieces: z.number().int().min(1).max(1_000).optional(),
   external_reference: z.string().max(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
     description: "The booking's external_reference is copied here: another value is refused",
@@ -112,13 +113,16 @@ export const BookRequest = z.object({
   dest_address: Text(300).optional(),
   dest_lat: Latitude.optional().openapi({ description: GEOCODED }),
   dest_lng: Longitude.optional(),
-  stops: z.array(Stop).max(BOOKING_STOPS_MAX).optional().openapi({
+  stops: boundedArray(Stop, BOOKING_STOPS_MAX).optional().openapi({
     description: `Up to ${BOOKING_STOPS_MAX} stops between pickup and destination, in order`,
   }),
   expense_code: Text(100).optional(),
   vehicle_type_id: z.number().int().min(1).max(1_000_000).optional(),
   external_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional(),
-  scheduled_at: Text(40).optional().openapi({
+  scheduled_at: Text(40).superRefine((text, ctx) => {
+    const parsed = parseScheduledAt(text);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+  }).optional().openapi({
     description: "ISO 8601 (`YYYY-MM-DDTHH:MM[:SS]` then Z, an offset or none); without an " +
       "offset read as UTC+2. Another format, or a day or time that does not exist, is refused " +
       "422 naming it. Past: refused; within 10 minutes: now",
@@ -135,7 +139,7 @@ export const BookRequest = z.object({
   parcel_size: Text(32).optional(),
   cargo_body_type: z.enum(BODY_TYPES).optional(),
   cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
-  goods: z.array(Goods).max(100).optional(),
+  goods: boundedArray(Goods, 100).optional(),
   sandbox_scenario: z.enum(AUTOPILOT_SCENARIOS).optional().openapi({
     description: "Sandbox only (refused on live): the autopilot scenario this booking runs " +
       "(section 4.4), whatever PUT /business/sandbox/autopilot set; off runs none; " +
@@ -167,7 +171,7 @@ export const BookRequest = z.object({
   }
   requirePair(place.lat, place.lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
   requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
-});
+}, EVEN_WITH_BAD_FIELDS);
 
 /**
  * spec: business 4.4: `id_refused` is the scenario of age-restricted orders; on any other order

@@ -5,6 +5,28 @@
 import { z } from "@hono/zod-openapi";
 import { isCountryCode, isCurrencyCode } from "../domain/iso_codes.ts";
 
+/**
+ * A cross-field check runs even when a field has the wrong type, so one 422 names every bad
+ * field (zod skips it by default once a field fails, and `{}` named only `type`). Its function
+ * therefore reads the fields as sent: it compares and tests for undefined, nothing more.
+ */
+export const EVEN_WITH_BAD_FIELDS = {
+  when: (p: { value: unknown }) =>
+    p.value !== null && typeof p.value === "object" && !Array.isArray(p.value),
+};
+
+/**
+ * A list of at most `max` items. zod's own `.max()` on an array marks its issue as aborting, so
+ * a list one too long silenced every cross-field check of the body (EVEN_WITH_BAD_FIELDS); this
+ * one is counted beside them. The bound is still in the OpenAPI document (maxItems).
+ */
+export function boundedArray<T extends z.ZodType>(item: T, max: number) {
+  return z.array(item).superRefine((list, ctx) => {
+    if (list.length <= max) return;
+    ctx.addIssue({ code: "custom", message: `at most ${max} items: ${list.length} sent` });
+  }).openapi({ maxItems: max });
+}
+
 /** An active ISO 4217 currency code, upper case. */
 export const Currency = z.string()
   .regex(/^[A-Z]{3}$/, { message: "three-letter ISO 4217 code, upper case", abort: true })

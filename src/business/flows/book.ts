@@ -27,6 +27,7 @@ import {
   etaMinutes,
   fingerprintOf,
   inexactAmounts,
+  inexactInEveryCurrency,
   type MarkedText,
   scheduleOf,
   testMarked,
@@ -294,9 +295,11 @@ async function scheduleOrRefuse(
   input: BookingInput,
 ): Promise<number | null> {
   const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
+  const catalogue = await catalogueOf(deps);
   const problems = [
     ...(schedule.ok ? [] : [{ path: "scheduled_at", message: schedule.message }]),
-    ...(input.held || input.kept ? [] : unknownDeclared(await catalogueOf(deps), input.request)),
+    ...(input.held || input.kept ? [] : unknownDeclared(catalogue, input.request)),
+    ...inexactInEveryCurrency(input.request, catalogue.zones.map((z) => z.currency)),
   ];
   if (problems.length > 0) throw new Refused(invalidFields(problems));
   return schedule.ok ? schedule.at : null;

@@ -171,6 +171,19 @@ export function inexactAmounts(
   });
 }
 
+/**
+ * The amounts none of `currencies` holds exactly (each named once): wrong wherever the trip is
+ * priced, so a booking names them beside its other bad fields before geocoding and pricing; the
+ * currency it is priced in is checked again after (inexactAmounts).
+ */
+export function inexactInEveryCurrency(
+  r: Parameters<typeof inexactAmounts>[0],
+  currencies: readonly string[],
+): FieldError[] {
+  const each = [...new Set(currencies)].map((currency) => inexactAmounts(r, currency));
+  return (each[0] ?? []).filter((p) => each.every((e) => e.some((q) => q.path === p.path)));
+}
+
 export type Schedule =
   | { readonly ok: true; readonly at: number | null }
   | { readonly ok: false; readonly message: string };
@@ -196,11 +209,13 @@ function realDateTime(fields: readonly string[], offset: string | undefined): bo
 }
 
 /**
- * spec: business 2.1, 3.1: scheduled_at, ISO 8601 with an offset, or read as UTC+2 without one;
- * in the past refused; within 10 minutes dispatched now (null).
+ * scheduled_at read as an instant (spec: business 2.1: ISO 8601 with an offset, or UTC+2 without
+ * one), or why it cannot be: the format alone, so the body's schema names it beside every other
+ * bad field (the clock's judgement is scheduleOf's).
  */
-export function scheduleOf(text: string | null | undefined, now: number): Schedule {
-  if (text === null || text === undefined) return { ok: true, at: null };
+export function parseScheduledAt(
+  text: string,
+): { readonly ok: true; readonly at: number } | { readonly ok: false; readonly message: string } {
   const shown = text.slice(0, 40);
   const m = ISO_DATE_TIME.exec(text.trim());
   if (!m) return { ok: false, message: `must be an ISO 8601 date and time: ${shown}` };
@@ -217,7 +232,19 @@ export function scheduleOf(text: string | null | undefined, now: number): Schedu
     : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
   const at = Date.parse(`${local}${zone}`);
   if (!Number.isFinite(at)) return { ok: false, message: `not a valid time: ${shown}` };
-  if (at < now) return { ok: false, message: `is in the past: ${shown}` };
+  return { ok: true, at };
+}
+
+/**
+ * spec: business 2.1, 3.1: scheduled_at, ISO 8601 with an offset, or read as UTC+2 without one;
+ * in the past refused; within 10 minutes dispatched now (null).
+ */
+export function scheduleOf(text: string | null | undefined, now: number): Schedule {
+  if (text === null || text === undefined) return { ok: true, at: null };
+  const parsed = parseScheduledAt(text);
+  if (!parsed.ok) return parsed;
+  const { at } = parsed;
+  if (at < now) return { ok: false, message: `is in the past: ${text.slice(0, 40)}` };
   return { ok: true, at: at - now <= SCHEDULE_AS_NOW_MS ? null : at };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { scheduleOf } from "../../../src/business/rules/booking.ts";
+import { inexactInEveryCurrency, scheduleOf } from "../../../src/business/rules/booking.ts";
 
 const NOW = Date.parse("2026-11-02T08:00:00Z");
 
@@ -80,4 +80,26 @@ Deno.test("scheduleOf: the past is refused; up to 10 minutes ahead is now; later
     ok: true,
     at: NOW + 10 * 60_000 + 1_000,
   });
+});
+
+Deno.test("inexactInEveryCurrency: an amount is named only when no currency holds it exactly", () => {
+  const r = {
+    cod_amount: 9.995,
+    order_payload: { items: [{ name: "a", qty: 1, unit_price: 10.5 }, { name: "b", qty: 1 }] },
+  };
+  assert.deepEqual(
+    inexactInEveryCurrency(r, ["BWP", "ZAR", "BWP"]).map((p) => p.path),
+    ["cod_amount"],
+  );
+  // 10.5 is inexact in yen but exact in pula: which one applies is known only once priced.
+  assert.deepEqual(
+    inexactInEveryCurrency(r, ["JPY", "BWP"]).map((p) => p.path),
+    ["cod_amount"],
+  );
+  assert.deepEqual(
+    inexactInEveryCurrency(r, ["JPY"]).map((p) => p.path),
+    ["cod_amount", "order_payload.items.0.unit_price"],
+  );
+  assert.deepEqual(inexactInEveryCurrency({ cod_amount: 9.99 }, ["BWP"]), []);
+  assert.deepEqual(inexactInEveryCurrency(r, []), []);
 });

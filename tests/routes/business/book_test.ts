@@ -53,13 +53,14 @@ Deno.test("book: each bad field named in one 422, nothing stored; cargo, 4 stops
       ...PARCEL,
       type: "cargo",
       pickup_lat: 100,
+      pickup_lng: undefined,
       external_reference: "x".repeat(81),
       stops: [1, 2, 3, 4].map((i) => ({ address: `Stop ${i}`, lat: -24.6, lng: 25.9 })),
     });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, "validation_failed");
     const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
-    assert.deepEqual(paths, ["external_reference", "pickup_lat", "stops", "type"]);
+    assert.deepEqual(paths, ["external_reference", "pickup_lat", "pickup_lng", "stops", "type"]);
     const past = await book(t, b.api_key, { ...PARCEL, scheduled_at: "2000-01-01T10:00:00" });
     assert.equal(past.status, 422);
     assert.equal(past.body.errors[0].path, "scheduled_at");
@@ -69,7 +70,7 @@ Deno.test("book: each bad field named in one 422, nothing stored; cargo, 4 stops
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
   }));
 
-Deno.test("book: a past scheduled_at, an unknown parcel_size and vehicle_type_id are named in one 422, nothing stored", () =>
+Deno.test("book: a past scheduled_at, an unknown parcel_size and vehicle_type_id, an inexact cod_amount are named in one 422, nothing stored", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const bad = await book(t, b.api_key, {
@@ -77,11 +78,12 @@ Deno.test("book: a past scheduled_at, an unknown parcel_size and vehicle_type_id
       scheduled_at: "2000-01-01T10:00:00",
       parcel_size: "xxl",
       vehicle_type_id: 99,
+      cod_amount: 9.995,
     });
     assert.equal(bad.status, 422, JSON.stringify(bad.body));
     assert.equal(bad.body.code, "validation_failed");
     const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
-    assert.deepEqual(paths, ["parcel_size", "scheduled_at", "vehicle_type_id"]);
+    assert.deepEqual(paths, ["cod_amount", "parcel_size", "scheduled_at", "vehicle_type_id"]);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
   }));
