@@ -35,7 +35,10 @@ export function writeCost(w: ActorWrite, partsBefore: number): CommitCost {
     : storedBytes(w.recordJson);
   const events = eventEntriesOf(w).reduce((n, e) => n + e.bytes, 0);
   const replies = keptRepliesOf(w).reduce((n, r) => n + r.bytes, 0);
-  const outbox = (w.outbox ?? []).reduce((n, i) => n + i.bytes + OUTBOX_ITEM_BYTES, 0);
+  const outbox = (w.outbox ?? []).reduce(
+    (n, i) => n + i.bytes + OUTBOX_ITEM_BYTES + (i.requestId?.length ?? 0),
+    0,
+  );
   return {
     mutations: tally.mutations,
     checks: tally.checks,

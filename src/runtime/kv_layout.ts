@@ -46,6 +46,7 @@ export interface StoredOutboxItem {
   readonly at: number;
   readonly payload: unknown;
   readonly bytes: number;
+  readonly requestId?: string;
   /**
    * Set once an attempt failed (ActorStore.retryOutboxItem); the hot path writes neither. Kept
    * under deferredKey; earlier code kept them under outboxKey, where they are still read.
@@ -171,6 +172,7 @@ export function addWrite(op: KvOps, w: ActorWrite, partsBefore: number): void {
       at: i.at,
       payload: i.payload,
       bytes: i.bytes,
+      ...(i.requestId === undefined ? {} : { requestId: i.requestId }),
     };
     op.set(outboxKey(i), value);
   }

@@ -261,12 +261,13 @@ function keptStatements(writes: readonly ActorWrite[], now: number): Statement[]
     {
       // The same item written again (a batch decided again) is the same item.
       text: `insert into actor_store_outbox
-          (outbox, type, id, seq, n, tenant, at, bytes, payload, partition)
+          (outbox, type, id, seq, n, tenant, at, bytes, payload, partition, request_id)
         select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::int[],
-          $6::text[], $7::bigint[], $8::int[], $9::text[], $10::smallint[])
+          $6::text[], $7::bigint[], $8::int[], $9::text[], $10::smallint[], $11::text[])
         on conflict (outbox, type, id, seq, n) do update
           set tenant = excluded.tenant, at = excluded.at, bytes = excluded.bytes,
-            payload = excluded.payload, partition = excluded.partition`,
+            payload = excluded.payload, partition = excluded.partition,
+            request_id = excluded.request_id`,
       columns: columnsOf(
         lastOf(
           writes.flatMap((w) =>
@@ -281,11 +282,12 @@ function keptStatements(writes: readonly ActorWrite[], now: number): Statement[]
               o.bytes,
               JSON.stringify(o.payload),
               partitionOf(o),
+              o.requestId ?? null,
             ])
           ),
           5,
         ),
-        10,
+        11,
       ),
     },
   ];

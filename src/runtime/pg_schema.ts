@@ -79,6 +79,7 @@ export const PG_STORE_TABLES = [
   // Failed attempts at an item and when it is next due (ActorStore.retryOutboxItem).
   `alter table actor_store_outbox add column if not exists attempts integer not null default 0`,
   `alter table actor_store_outbox add column if not exists next_at bigint not null default 0`,
+  `alter table actor_store_outbox add column if not exists request_id text`,
   `create index if not exists actor_store_outbox_partition
     on actor_store_outbox (outbox, partition)`,
   `create table if not exists actor_store_passes (name text collate "C" primary key)`,

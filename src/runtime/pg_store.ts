@@ -257,20 +257,22 @@ export class PgActorStore implements ActorStore {
     due?: number,
   ): Promise<OutboxItem[]> {
     if (held?.length === 0) return [];
-    type Row = Omit<OutboxItem, "payload" | "attempts" | "nextAt"> & {
+    type Row = Omit<OutboxItem, "payload" | "attempts" | "nextAt" | "requestId"> & {
       payload: string;
       attempts: number;
       next_at: number;
+      request_id: string | null;
     };
     const rows = await this.#sql<Row[]>`
-      select outbox, type, id, seq, n, tenant, at, bytes, payload, attempts, next_at
+      select outbox, type, id, seq, n, tenant, at, bytes, payload, attempts, next_at, request_id
       from actor_store_outbox
       where outbox = ${outbox} ${this.#in(held)}
         ${due === undefined ? this.#sql`` : this.#sql`and next_at <= ${due}`}
       order by type, id, seq, n limit ${limit}`;
-    return rows.map(({ payload, attempts, next_at, ...r }) => ({
+    return rows.map(({ payload, attempts, next_at, request_id, ...r }) => ({
       ...r,
       payload: JSON.parse(payload),
+      ...(request_id === null ? {} : { requestId: request_id }),
       // As Deno KV keeps them: only once an attempt failed.
       ...(attempts === 0 ? {} : { attempts, nextAt: next_at }),
     }));

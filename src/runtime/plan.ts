@@ -223,7 +223,7 @@ class BatchPlan {
     this.#applyTimers(decision.timers ?? []);
     for (const [i, event] of decision.events.entries()) {
       this.#seq++;
-      this.#addOutbox(env.tenant, adds[i] ?? [], at);
+      this.#addOutbox(env, adds[i] ?? [], at);
       const kept = this.#def.logged ? this.#def.logged(event) : event;
       const json = JSON.stringify(kept);
       this.#events.push({ seq: this.#seq, at, event: kept, bytes: storedBytes(json) });
@@ -243,12 +243,13 @@ class BatchPlan {
   }
 
   /** The items the event of seq `this.#seq` adds to outboxes (ActorDefinition.outbox). */
-  #addOutbox(asker: string, adds: readonly SizedAdd[], at: number): void {
+  #addOutbox(env: Envelope, adds: readonly SizedAdd[], at: number): void {
     const { type, id } = this.#cell.key;
-    const tenant = this.#tenant ?? asker;
+    const tenant = this.#tenant ?? env.tenant;
     const seq = this.#seq;
+    const request = env.requestId === undefined ? {} : { requestId: env.requestId };
     adds.forEach(({ outbox, payload, bytes }, n) => {
-      this.#outbox.push({ outbox, type, id, tenant, seq, n, at, payload, bytes });
+      this.#outbox.push({ outbox, type, id, tenant, seq, n, at, payload, bytes, ...request });
     });
   }
 

@@ -168,6 +168,11 @@ export interface OutboxItem extends ActorKey {
   readonly payload: unknown;
   /** Its JSON's stored size, measured once when made (storedBytes). */
   readonly bytes: number;
+  /**
+   * The request whose command made it (AskOptions.requestId), so what it leads to (a webhook's
+   * attempts) names the request in its log lines; absent: no request did.
+   */
+  readonly requestId?: string;
   /** Failed attempts at it so far (ActorStore.retryOutboxItem); absent: none. */
   readonly attempts?: number;
   /** When it is next due (epoch ms) after a failed attempt; absent: due at once. */

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import type { ActorChange } from "../../src/bus/bus.ts";
+import { accept, type ActorDefinition } from "../../src/runtime/actor.ts";
+import type { OutboxItem } from "../../src/runtime/store.ts";
 import { accountActor, openTestRuntime } from "./fixtures.ts";
 
 const T = "biz_tenant";
@@ -47,5 +49,48 @@ Deno.test("runtime: a change names the request its commands were asked for, and 
   } finally {
     sub.unsubscribe();
     await rt.close();
+  }
+});
+
+const NOTES = "test_request_notes";
+
+/** A pad whose every note adds one outbox item. */
+const padActor: ActorDefinition<number, { kind: "note" }, { kind: "noted" }, number> = {
+  type: "test_pad",
+  version: 1,
+  initial: 0,
+  decide: (_s, c) => c.kind === "note" ? accept([{ kind: "noted" }], (s) => s) : accept([]),
+  evolve: (s) => s + 1,
+  outbox: (_e, next) => [{ outbox: NOTES, payload: { n: next } }],
+};
+
+Deno.test("runtime: an outbox item keeps the request its command was asked for, stored and handed over", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/store.kv`;
+  try {
+    // Made with no handler (the process dies with them unhandled), then read as a sweep reads.
+    const first = await openTestRuntime(path, { definitions: [padActor] });
+    await first.runtime.ask(padActor, T, "p1", { kind: "note" }, { requestId: "req-9" });
+    await first.runtime.ask(padActor, T, "p1", { kind: "note" });
+    const stored = await first.store.outboxItems(NOTES, 10);
+    assert.deepEqual(stored.map((i) => [i.seq, i.requestId ?? null]), [[1, "req-9"], [2, null]]);
+    await first.close();
+    const seen: OutboxItem[] = [];
+    const second = await openTestRuntime(path, {
+      definitions: [padActor],
+      outboxes: { [NOTES]: (item) => Promise.resolve(void seen.push(item)) },
+    });
+    try {
+      await second.runtime.ask(padActor, T, "p2", { kind: "note" }, { requestId: "req-10" });
+      await second.runtime.sweepOutboxes();
+      assert.deepEqual(
+        seen.map((i) => [i.id, i.seq, i.requestId ?? null]).sort(),
+        [["p1", 1, "req-9"], ["p1", 2, null], ["p2", 1, "req-10"]],
+      );
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -350,7 +350,9 @@ function replayed(trip: Trip): Booked {
 
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
+  deps:
+    & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+    & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {
@@ -391,7 +393,7 @@ export async function bookTrip(
     await deps.runtime.ask(tripActor, business, reference, {
       kind: "claim",
       claim: asked,
-    }, key ? {} : { fresh: true }),
+    }, { requestId: deps.requestId, ...(key ? {} : { fresh: true }) }),
   );
   // Another attempt booked it between the read and the claim: the claim answers the replay.
   if (claimed.phase === "booked") return replayed(claimed.trip);

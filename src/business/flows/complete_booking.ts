@@ -52,7 +52,7 @@ export interface FirstOffers {
  * The steps' dependencies: the environment's trip numbers; without `offers` the dispatcher offers
  * once it hears the trip.
  */
-export type CompleteDeps = Pick<Deps, "runtime"> & {
+export type CompleteDeps = Pick<Deps, "runtime" | "requestId"> & {
   readonly offers?: FirstOffers | undefined;
   readonly numbers: TripNumbers;
 };
@@ -98,12 +98,12 @@ export async function completeBooking(
     // the same (business 6 wallet.low_balance: the posted balance falls as for any charge).
     ...(d.batch === undefined ? {} : { hold: stopHold(d.batch) }),
     low_balance: lowBalanceWatch(account, d.billing_currency),
-  }, { idempotencyKey: `charge:${key}`, permanent: true });
+  }, { idempotencyKey: `charge:${key}`, permanent: true, requestId: deps.requestId });
   if (!charged.ok) {
     const released = await runtime.ask(tripActor, business, d.reference, {
       kind: "release",
       fingerprint: claim.fingerprint,
-    });
+    }, { requestId: deps.requestId });
     // Not released (the trip's mailbox full): the claim stands and its sweep may yet book it, so
     // the caller is told "not now" and its retry finds what happened, never "nothing booked".
     if (!released.ok) throw new Refused(released);
@@ -153,7 +153,7 @@ async function createTrip(
       ...made,
       offer,
       times,
-    });
+    }, { requestId: deps.requestId });
   const created = await create(first).catch((e) => {
     if (first) offers!.release(d, first.offer.driver_id);
     throw e;
@@ -183,7 +183,7 @@ async function dispatchTimes(deps: Pick<Deps, "runtime">): Promise<DispatchTimes
 
 /** Credits a charge back once per `key` (a cancellation's refund, a stale charge). */
 export async function refundCharge(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   business: string,
   key: string,
   charge: { readonly amount_minor: number; readonly currency: string },
@@ -196,6 +196,6 @@ export async function refundCharge(
       currency: charge.currency,
       reference: `refund:${key}`,
       by,
-    }, { idempotencyKey: `refund:${key}`, permanent: true }),
+    }, { idempotencyKey: `refund:${key}`, permanent: true, requestId: deps.requestId }),
   );
 }

@@ -31,7 +31,7 @@ export interface TripAnswer {
 
 /** Asks the caller's trip `command` (a `get` reads it); another business's trip is not found. */
 export async function askTrip(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   business: string,
   idOrReference: string,
   command: Extract<
@@ -43,7 +43,9 @@ export async function askTrip(
   const r = orRefuse(
     command.kind === "get"
       ? await deps.runtime.read(tripActor, business, reference, command)
-      : await deps.runtime.ask(tripActor, business, reference, command),
+      : await deps.runtime.ask(tripActor, business, reference, command, {
+        requestId: deps.requestId,
+      }),
   );
   if (r.phase !== "booked") refuse("not_found", `trip not found: ${idOrReference}`);
   return { trip: r.trip, ...(r.already_cancelled ? { already_cancelled: true } : {}) };

@@ -66,7 +66,7 @@ export class BusinessWebhooks {
     try {
       await emitBusinessWebhook(this.#o.runtime, item.tenant, webhook, {
         publicUrl: this.#o.publicUrl,
-      });
+      }, item.requestId);
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       // Refused for good (an event without a name): handed over again it would be refused again
@@ -85,13 +85,15 @@ const REFUSED_FOR_GOOD = new Set(["body_too_large", "invalid_event"]);
 /**
  * Makes (or finds made) the outbound event of one business webhook; answers it, or null when the
  * business has no webhook URL (nothing is made). A creation refused for good is thrown as
- * Refused; any other failed read or commit as an Error (tried again).
+ * Refused; any other failed read or commit as an Error (tried again). `requestId`: the request
+ * whose command made the item, named by the event's attempt log lines.
  */
 export async function emitBusinessWebhook(
   runtime: ActorRuntime,
   business: string,
   item: BusinessWebhookItem,
   options: EnvelopeOptions = {},
+  requestId?: string,
 ): Promise<BusinessWebhook | null> {
   const got = await runtime.read(businessActor, business, business, { kind: "get" });
   if (!got.ok && got.code !== "not_found") {
@@ -110,6 +112,7 @@ export async function emitBusinessWebhook(
       raw_body: webhook.raw_body,
       // spec: business 6: the URL and secret are looked up, and the URL checked, at every attempt.
       recipient: { kind: "business" },
+      ...(requestId === undefined ? {} : { request_id: requestId }),
     },
     // Derived from an item handled now: new unless handled again (AskOptions.fresh).
   }, { fresh: true });

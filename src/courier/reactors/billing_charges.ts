@@ -54,6 +54,15 @@ export function resolvedEventIdOf(tenant: string, clientId: string, reference: s
   return eventIdOf("billing.resolved", tenant, clientId, reference);
 }
 
+/**
+ * What an event is made from beyond its entry: the id a projected row names (the sweeper's),
+ * and the request whose command made the charge (for the attempts' log lines).
+ */
+interface Made {
+  readonly storedId?: string;
+  readonly requestId?: string;
+}
+
 /** Makes the charge events the client accounts' commits put in the `billing_charge` outbox. */
 export class ChargeEvents {
   readonly #o: OutboxOptions;
@@ -74,42 +83,47 @@ export class ChargeEvents {
   }
 
   /**
-   * Creates (or finds) the billing event of one charge entry; `storedId`: the id its projected
-   * row names (the sweeper's), which stands even if the derivation changed since.
+   * Creates (or finds) the billing event of one charge entry; `made.storedId`: the id its
+   * projected row names (the sweeper's), which stands even if the derivation changed since.
    */
   async emitCharge(
     tenant: string,
     client: BilledClient,
     entry: LedgerEntry,
     shipment?: ChargeShipment | null,
-    storedId?: string,
+    made: Made = {},
   ): Promise<void> {
     const eventType = chargeEventType(entry);
     if (eventType === null) return;
-    const eventId = storedId ?? (await chargeEventIdOf(tenant, client.id, entry))!;
-    await this.#emitEntry(tenant, client, entry, eventId, eventType, shipment);
+    const eventId = made.storedId ?? (await chargeEventIdOf(tenant, client.id, entry))!;
+    await this.#emitEntry(tenant, client, entry, { eventId, eventType, ...made }, shipment);
   }
 
   /**
    * Creates (or finds) the `charge.resolved` event of a conversion that got its rate (courier 6.1:
    * the converted amount, once the rate is known); `resolved` is the entry as resolved, and
-   * `storedId` the id its projected row names (the sweeper's).
+   * `made.storedId` the id its projected row names (the sweeper's).
    */
   async emitResolved(
     tenant: string,
     client: BilledClient,
     resolved: LedgerEntry,
-    storedId?: string,
+    made: Made = {},
   ): Promise<void> {
     const entry = entryOf({
       ...resolved,
       reason: `conversion resolved at ${resolved.fx_rate} (${resolved.fx_source})`,
       source_event: `${CHARGE_RESOLVED}:${resolved.reference}`,
     });
-    const eventId = storedId ?? resolvedEventIdOf(tenant, client.id, resolved.reference);
+    const eventId = made.storedId ??
+      resolvedEventIdOf(tenant, client.id, resolved.reference);
     // Occurs at the resolution's moment (the entry's created_at), when the charge is booked;
     // `charged_at` says when it arose.
-    await this.#emitEntry(tenant, client, entry, eventId, CHARGE_RESOLVED);
+    await this.#emitEntry(tenant, client, entry, {
+      eventId,
+      eventType: CHARGE_RESOLVED,
+      ...made,
+    });
   }
 
   /** Creates (or finds) the event `eventId` telling of `entry`, occurring when it was booked. */
@@ -117,16 +131,17 @@ export class ChargeEvents {
     tenant: string,
     client: BilledClient,
     entry: LedgerEntry,
-    eventId: string,
-    eventType: string,
+    o: Made & { readonly eventId: string; readonly eventType: string },
     shipment?: ChargeShipment | null,
   ): Promise<void> {
+    const { eventId, eventType } = o;
     await sendBillingEvent(this.#o, {
       tenant,
       clientId: client.id,
       entry: { reference: entry.reference, kind: entry.kind },
       eventId,
       eventType,
+      ...(o.requestId === undefined ? {} : { requestId: o.requestId }),
       rawBody: chargeEventBody({
         eventId,
         eventType,
@@ -141,10 +156,16 @@ export class ChargeEvents {
   /** One item of the outbox; a failure is thrown (reported by the runtime, made at a sweep). */
   async #onItem(item: OutboxItem): Promise<void> {
     const { client, event } = item.payload as BillingChargeItem;
-    await this.#onEvent(item.tenant, client, event);
+    const made = item.requestId === undefined ? {} : { requestId: item.requestId };
+    await this.#onEvent(item.tenant, client, event, made);
   }
 
-  async #onEvent(tenant: string, client: BilledClient, event: CourierClientEvent): Promise<void> {
+  async #onEvent(
+    tenant: string,
+    client: BilledClient,
+    event: CourierClientEvent,
+    made: Made,
+  ): Promise<void> {
     switch (event.kind) {
       case "booking_charged":
         if (!event.entry) return;
@@ -153,12 +174,13 @@ export class ChargeEvents {
           client,
           event.entry,
           event.references ? { waybill: event.waybill, ...event.references } : undefined,
+          made,
         );
       case "entry_posted":
       case "cod_remitted":
-        return await this.emitCharge(tenant, client, event.entry);
+        return await this.emitCharge(tenant, client, event.entry, undefined, made);
       case "fx_resolved":
-        return await this.emitResolved(tenant, client, entryOf(event.resolution));
+        return await this.emitResolved(tenant, client, entryOf(event.resolution), made);
       default:
         return;
     }

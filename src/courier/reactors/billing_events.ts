@@ -169,10 +169,14 @@ export class BillingEvents {
         if (!client) return false;
         const entry = entryOfRow(row);
         if (row.event_missing) {
-          await this.#charges.emitCharge(row.tenant, client, entry, undefined, row.event_id!);
+          await this.#charges.emitCharge(row.tenant, client, entry, undefined, {
+            storedId: row.event_id!,
+          });
         }
         if (row.resolved_missing) {
-          await this.#charges.emitResolved(row.tenant, client, entry, row.resolved_event_id!);
+          await this.#charges.emitResolved(row.tenant, client, entry, {
+            storedId: row.resolved_event_id!,
+          });
         }
         return true;
       },

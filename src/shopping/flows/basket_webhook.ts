@@ -37,5 +37,5 @@ export async function sendBasketWebhook(deps: EventDeps, item: BasketWebhookItem
     data: { reference: order.reference, ...basketCollectedFields(facts) },
   };
   // No tracking_token: the envelope needs no address (the slip link is made under publicUrl).
-  await emitBusinessWebhook(deps.runtime, business, webhook);
+  await emitBusinessWebhook(deps.runtime, business, webhook, {}, deps.requestId);
 }

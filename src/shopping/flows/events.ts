@@ -37,7 +37,10 @@ import { askTrip } from "../../business/flows/trips.ts";
 import { lowBalanceWatchOf } from "../../business/flows/low_balance.ts";
 import { signedLink } from "./links.ts";
 
-export type EventDeps = Pick<Deps, "runtime" | "clock" | "dataKey" | "publicUrl">;
+export type EventDeps = Pick<Deps, "runtime" | "clock" | "dataKey" | "publicUrl"> & {
+  /** The request whose command made the item being handled: its events' attempts name it. */
+  readonly requestId?: string | undefined;
+};
 
 /** Handles one item of the shopping event outbox; a failure throws (the item is handed again). */
 export async function handleShoppingItem(deps: EventDeps, item: ShoppingEventItem) {
@@ -238,6 +241,7 @@ async function made(deps: EventDeps, business: string, event: ShoppingEvent) {
       event_type: event.event,
       raw_body: event.raw_body,
       recipient: { kind: "shopping" },
+      ...(deps.requestId === undefined ? {} : { request_id: deps.requestId }),
     },
   }, { fresh: true });
   // Made before with another body (its links were signed at another moment): the first stands.

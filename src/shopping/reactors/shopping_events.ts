@@ -85,7 +85,7 @@ export class ShoppingEvents {
     const event = item.payload as ShoppingEventItem;
     const log = { tenant_id: item.tenant, event_id: event.event_id };
     if (!this.#own(item, event.business_id, "shopping_event_dropped", log)) return;
-    await handleShoppingItem(this.#deps, event);
+    await handleShoppingItem(this.#depsOf(item), event);
   }
 
   async #onTrip(item: OutboxItem): Promise<void> {
@@ -114,7 +114,7 @@ export class ShoppingEvents {
     const log = { tenant_id: item.tenant, order_reference: basket.order_reference };
     if (!this.#own(item, basket.business_id, "basket_webhook_dropped", log)) return;
     try {
-      await sendBasketWebhook(this.#deps, basket);
+      await sendBasketWebhook(this.#depsOf(item), basket);
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       // Refused for good (emitBusinessWebhook): handed over again it would be refused again.
@@ -123,6 +123,11 @@ export class ShoppingEvents {
         "basket webhook refused",
       );
     }
+  }
+
+  /** The deps an item's events are made with: its request named by their attempts' log lines. */
+  #depsOf(item: OutboxItem): EventDeps {
+    return item.requestId === undefined ? this.#deps : { ...this.#deps, requestId: item.requestId };
   }
 
   /**

@@ -3,6 +3,7 @@ import { clientKey, DOMESTIC, newClient, newCourier, topUp } from "../../helpers
 import { logLines } from "../../helpers/log_lines.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { book, hooked, PARCEL } from "../../routes/business/trips_fixtures.ts";
 
 Deno.test("outbound log: a booking's webhook attempt names the booking request's X-Request-Id", async () => {
   const receiver = startReceiver();
@@ -102,6 +103,28 @@ Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Req
         attempts.map((l) => [l.event_type, l.request_id]),
         [["shipment.booked", bookingId], ["shipment.collected", "scan-1"]],
       );
+    }, { log: log.destination });
+  } finally {
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound log: a business booking's webhook attempt names the booking request's X-Request-Id", async () => {
+  const receiver = startReceiver();
+  const log = logLines();
+  try {
+    await withTestEnv(async (t) => {
+      const b = await hooked(t, receiver);
+      const booked = await book(t, b.api_key, PARCEL, { "X-Request-Id": "book-7" });
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      const attempts = () =>
+        log.all().filter((l) => l.event === "outbound_attempt" && l.stream === "business_webhook");
+      await until(t, () => attempts().length >= 1, "the booking's webhook attempt logged");
+      assert.deepEqual(
+        attempts().map((l) => [l.event_type, l.outcome, l.request_id]),
+        [["trip.created", "delivered", "book-7"]],
+      );
+      assert.ok(!receiver.deliveries[0]!.body.includes("book-7"));
     }, { log: log.destination });
   } finally {
     await receiver.close();
