@@ -24,11 +24,10 @@ import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { validationFailed } from "../../src/http/errors.ts";
-import { define, parse, readJson, z } from "../../src/http/route.ts";
+import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { alertPage } from "../../src/courier/queries/alerts.ts";
-import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
+import { MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
 import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";
 import { AlertAnswer, AlertDetailAnswer, alertDetailView, alertView } from "./answers/alerts.ts";
@@ -149,6 +148,12 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: act,
     params: AlertParam,
+    body: ResolveBody,
+    // The evidence file comes in a multipart form, its texts beside it, checked as the JSON's.
+    form: {
+      files: ["evidence_file"],
+      maxBytes: EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
+    },
     response: AlertDetailAnswer,
     refusals: {
       ...RESOLVED,
@@ -157,12 +162,10 @@ export function alertRoutes(api: Api): void {
       ...BODY_TOO_LARGE,
       evidence_file_too_large: "the evidence file is larger than an evidence file may be",
     },
-  }, async (c, { params }) => {
-    const input = isMultipart(c)
-      ? await resolveForm(c)
-      : parse(ResolveBody, await readJson(c), "body") as z.infer<typeof ResolveBody>;
+  }, async (c, { params, body, files }) => {
     const { env, tenant, by } = businessCall(c);
-    const alert = await resolveAlert(env.runtime, tenant, params.id, { ...input, by });
+    const file = await evidenceUpload(files.evidence_file);
+    const alert = await resolveAlert(env.runtime, tenant, params.id, { ...body, file, by });
     return ok(c, alertDetailView(alert));
   });
 
@@ -184,29 +187,9 @@ export function alertRoutes(api: Api): void {
   });
 }
 
-/** The multipart form of resolve: its texts and the evidence file, if one was uploaded. */
-async function resolveForm(c: Context<AppEnv>): Promise<{
-  resolution: string;
-  evidence: string;
-  file: EvidenceUpload | null;
-}> {
-  const max = EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX;
-  const form = await boundedForm(
-    c,
-    max,
-    `upload over ${max} bytes; evidence files up to ${EVIDENCE_FILE_BYTES_MAX}`,
-  );
-  // The texts are held to what a JSON body is held to (length, text Postgres can keep).
-  const { resolution, evidence } = parse(ResolveBody, {
-    resolution: form.get("resolution") ?? undefined,
-    evidence: form.get("evidence") ?? undefined,
-  }, "body") as z.infer<typeof ResolveBody>;
-  const file = form.get("evidence_file");
-  if (typeof file === "string") {
-    throw validationFailed([{ path: "evidence_file", message: "must be a file upload" }]);
-  }
-  // No file: the text form, as with JSON (an empty file is no evidence).
-  if (file === null || file.size === 0) return { resolution, evidence, file: null };
+/** The evidence file a form uploaded, read whole (an empty file is no evidence: not kept). */
+async function evidenceUpload(file: File | undefined): Promise<EvidenceUpload | null> {
+  if (file === undefined) return null;
   const bytes = new Uint8Array(await file.arrayBuffer());
-  return { resolution, evidence, file: { name: file.name, content_type: file.type, bytes } };
+  return { name: file.name, content_type: file.type, bytes };
 }

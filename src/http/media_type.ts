@@ -13,6 +13,17 @@ export const UNSUPPORTED_MEDIA_TYPE: Refusals = {
   unsupported_media_type: "the body's Content-Type is not application/json",
 };
 
+/** define() lists this on every route that reads a form (RouteSpec.multipart, upload). */
+export function unsupportedBesides(types: string): Refusals {
+  return { unsupported_media_type: `the body's Content-Type is not ${types}` };
+}
+
+/** Refuses a body that is not of `types` (the route read it as none of them). */
+export function unsupportedMedia(c: Context<AppEnv>, types: string): ApiError {
+  const type = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim().slice(0, 100);
+  return new ApiError("unsupported_media_type", `the body must be ${types}: ${type || "none"}`);
+}
+
 /** `application/json`, `application/<anything>+json`, with or without parameters. */
 function isJson(type: string): boolean {
   const essence = type.split(";")[0]!.trim().toLowerCase();

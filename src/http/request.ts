@@ -42,9 +42,10 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
   } else if (spec.body) {
     requireJsonBody(c, spec.form ? "multipart/form-data" : undefined);
     sent = await readJson(c);
-  } else if (takesOptionalBody(spec) && c.req.raw.body !== null && !isMultipart(c)) {
-    // An action with nothing to read still refuses a body it cannot read, rather than act as if
-    // it were not there (the route may read it itself: readJson keeps the text for it).
+  } else if (takesOptionalBody(spec) && c.req.raw.body !== null) {
+    // An action with nothing to read still refuses a body it cannot read, a form too, rather
+    // than act as if it were not there (the route may read it itself: readJson keeps the text
+    // for it; one reading a form declares it: RouteSpec.form or multipart).
     requireJsonBody(c);
     await readJson(c);
   }
@@ -54,12 +55,15 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
 
 /**
  * A route that changes something and declares no body, file or form: a body sent to it must
- * still be JSON (some read an optional one themselves; a multipart one is theirs to read).
+ * still be JSON (some read an optional one themselves).
  */
 export function takesOptionalBody(
-  spec: Pick<RouteSpec<Schema, Schema, Schema>, "method" | "body" | "upload" | "form">,
+  spec: Pick<
+    RouteSpec<Schema, Schema, Schema>,
+    "method" | "body" | "upload" | "form" | "multipart"
+  >,
 ): boolean {
-  return spec.method !== "get" && !spec.body && !spec.upload && !spec.form;
+  return spec.method !== "get" && !spec.body && !spec.upload && !spec.form && !spec.multipart;
 }
 
 /**

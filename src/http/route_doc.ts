@@ -13,7 +13,7 @@ import {
   STORED_TOO_LARGE,
   TEST_FLAG_REFUSED,
 } from "./refusals.ts";
-import { UNSUPPORTED_MEDIA_TYPE } from "./media_type.ts";
+import { UNSUPPORTED_MEDIA_TYPE, unsupportedBesides } from "./media_type.ts";
 import { takesOptionalBody } from "./request.ts";
 import type { RouteSpec, Schema, Security } from "./route_spec.ts";
 import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
@@ -118,6 +118,8 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
       : {},
     spec.body || spec.upload ? BODY_TOO_LARGE : {},
     spec.body ? UNSUPPORTED_MEDIA_TYPE : {},
+    spec.multipart || spec.upload === "file" ? unsupportedBesides("multipart/form-data") : {},
+    spec.upload === "text/csv" ? unsupportedBesides("text/csv or multipart/form-data") : {},
     spec.method === "get" ? {} : STORED_TOO_LARGE,
     spec.method === "get" ? {} : PROJECTIONS_BEHIND,
     takesOptionalBody(spec)

@@ -58,6 +58,14 @@ Deno.test("body: an action route without a body refuses one that is not valid JS
     const form = await regenerate("a=1", "application/x-www-form-urlencoded");
     assert.equal(form.status, 415);
     await form.body?.cancel();
+    // A multipart form is no more read than any other body the route does not declare.
+    const multipart = new Response(new FormData());
+    const parts = await regenerate(
+      await multipart.text(),
+      multipart.headers.get("Content-Type")!,
+    );
+    assert.equal(parts.status, 415);
+    assert.equal((await parts.json()).code, "unsupported_media_type");
     // The key was not regenerated: it still works, until a readable body regenerates it.
     assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 200);
     const done = await regenerate("{}");

@@ -13,6 +13,7 @@ import { businessCall } from "../../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../../src/courier/auth.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
 import { validationFailed } from "../../../src/http/errors.ts";
+import { unsupportedMedia } from "../../../src/http/media_type.ts";
 import { storableText, UNSTORABLE_TEXT } from "../../../src/http/route.ts";
 import {
   boundedForm,
@@ -68,9 +69,7 @@ export async function expense(c: Context<AppEnv>, runId: string) {
 
 /** The expense form (multipart): its receipt file, key, amount, currency and note. */
 async function expenseForm(c: Context<AppEnv>): Promise<flows.ExpenseInput> {
-  if (!isMultipart(c)) {
-    throw validationFailed([{ path: "receipt", message: "multipart form data needed" }]);
-  }
+  if (!isMultipart(c)) throw unsupportedMedia(c, "multipart/form-data");
   // Within the upload's cap also when no length is declared (a chunked body).
   const form = await boundedForm(
     c,

@@ -10,6 +10,7 @@ import { CSV_BOOKING_LINES_MAX, UPLOAD_BODY_BYTES_MAX } from "../../../src/limit
 import type { AppEnv } from "../../../src/http/context.ts";
 import { validationFailed } from "../../../src/http/errors.ts";
 import { boundedBody, boundedForm, isMultipart } from "../../../src/http/upload.ts";
+import { unsupportedMedia } from "../../../src/http/media_type.ts";
 import { storableText, UNSTORABLE_TEXT } from "../../../src/http/route.ts";
 import { csvLines } from "../../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody, unknownServiceLevel } from "./booking.ts";
@@ -261,6 +262,8 @@ export function csvText(bytes: Uint8Array): string {
   }
 }
 
+const CSV_UPLOAD_TYPES = "text/csv (or text/plain), or multipart/form-data with a file field";
+
 /** The CSV of the upload: a multipart `file` field, or the body itself. */
 export async function uploadText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("Content-Type") ?? "";
@@ -277,8 +280,5 @@ export async function uploadText(c: Context<AppEnv>): Promise<string> {
   if (media.startsWith("text/csv") || media.startsWith("text/plain")) {
     return csvText(await boundedBody(c, UPLOAD_BODY_BYTES_MAX, tooLarge));
   }
-  throw validationFailed([{
-    path: "body",
-    message: `send text/csv, or multipart/form-data with a file field: ${type || "no type"}`,
-  }]);
+  throw unsupportedMedia(c, CSV_UPLOAD_TYPES);
 }

@@ -262,7 +262,8 @@ Deno.test("client shipments: a CSV's bad lines answer their line numbers and col
       headers: clientKey(client),
       body: { rows: [] },
     });
-    assert.equal(notCsv.status, 422);
+    assert.equal(notCsv.status, 415);
+    assert.equal(notCsv.body.code, "unsupported_media_type");
     assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
   }));
 

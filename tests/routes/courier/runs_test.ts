@@ -270,6 +270,13 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
         body: f,
       });
     assert.equal((await send(form(false, "e1"))).status, 422);
+    // The expense is a form: the same fields as JSON are a body of another type.
+    const json = await t.call("POST", `/business/network-runs/${run}/expenses`, {
+      key: courier.business.api_key,
+      body: { amount: "150.00", currency: "BWP", idempotency_key: "e1" },
+    });
+    assert.equal(json.status, 415);
+    assert.equal(json.body.code, "unsupported_media_type");
     assert.equal((await send(form(true))).status, 422);
     const fake = await send(form(true, "e1", "XYZ"));
     assert.equal(fake.status, 422);
