@@ -72,14 +72,28 @@ export interface WebhookTestResult {
 export async function sendWebhookTest(
   deps: Pick<
     Deps,
-    "name" | "runtime" | "db" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics"
+    | "name"
+    | "runtime"
+    | "db"
+    | "clock"
+    | "dataKey"
+    | "allowLoopbackWebhooks"
+    | "log"
+    | "metrics"
+    | "requestId"
   >,
   business: string,
 ): Promise<WebhookTestResult> {
   const { runtime, clock } = deps;
   const { currency } = await businessOf(runtime, business);
   const item = sampleTripCreated({ business, currency, now: clock.now(), sample: newId("test") });
-  const webhook = await emitBusinessWebhook(runtime, business, item, { test: true });
+  const webhook = await emitBusinessWebhook(
+    runtime,
+    business,
+    item,
+    { test: true },
+    deps.requestId,
+  );
   if (webhook === null) {
     throw new Refused(invalidFields([{
       path: "webhook_url",

@@ -109,7 +109,7 @@ Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Req
   }
 });
 
-Deno.test("outbound log: a business booking's webhook attempt names the booking request's X-Request-Id", async () => {
+Deno.test("outbound log: a business booking's webhook attempt, and a signed sample's, name their request's X-Request-Id", async () => {
   const receiver = startReceiver();
   const log = logLines();
   try {
@@ -125,6 +125,14 @@ Deno.test("outbound log: a business booking's webhook attempt names the booking 
         [["trip.created", "delivered", "book-7"]],
       );
       assert.ok(!receiver.deliveries[0]!.body.includes("book-7"));
+      // The signed sample's attempt, made by the request itself, names it too.
+      const sample = await t.call("POST", "/business/webhook-test", {
+        key: b.api_key,
+        headers: { "X-Request-Id": "sample-3" },
+      });
+      assert.equal(sample.status, 200, JSON.stringify(sample.body));
+      await until(t, () => attempts().length >= 2, "the sample's attempt logged");
+      assert.deepEqual(attempts()[1]!.request_id, "sample-3");
     }, { log: log.destination });
   } finally {
     await receiver.close();
