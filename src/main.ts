@@ -78,7 +78,7 @@ for (const [name, port] of environments) {
     port,
     hostname: config.HOST,
     onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
-  }, draining.serve(o.app.fetch, name)));
+  }, draining.serve(o.app.fetch, name, o.env)));
 }
 
 function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {

@@ -6,7 +6,8 @@
  * under way finish, and only then are the servers shut down.
  */
 import { STOP_DRAIN_MS_MAX } from "../limits.ts";
-import { requestIdOf } from "./request_log.ts";
+import type { Environment } from "./context.ts";
+import { observeStopping, requestIdOf } from "./request_log.ts";
 
 type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
 
@@ -22,11 +23,20 @@ export class Draining {
 
   /**
    * `handler` with its requests counted, and turned away once a stop has begun; `environment`
-   * names the environment it serves on those answers too (Business API 2.2).
+   * names the environment it serves on those answers too (Business API 2.2), and `observed`
+   * logs and counts them (its log and metrics).
    */
-  serve(handler: Handler, environment?: string): Handler {
+  serve(
+    handler: Handler,
+    environment?: string,
+    observed?: Pick<Environment, "log" | "metrics">,
+  ): Handler {
     return async (request, info) => {
-      if (this.#stopping) return stopping(request, environment);
+      if (this.#stopping) {
+        const requestId = requestIdOf(request.headers.get("X-Request-Id") ?? undefined);
+        if (observed) observeStopping(observed, request, requestId);
+        return stopping(requestId, environment);
+      }
       this.#underWay++;
       try {
         return await handler(request, info);
@@ -56,7 +66,7 @@ export class Draining {
  * The answer to a request that came after the stop began, in the error shape: as every answer,
  * with X-Service-Environment, and `environment: sandbox` in the sandbox's (Business API 2.2).
  */
-function stopping(request: Request, environment: string | undefined): Response {
+function stopping(requestId: string, environment: string | undefined): Response {
   return Response.json({
     success: false,
     code: "service_stopping",
@@ -67,7 +77,7 @@ function stopping(request: Request, environment: string | undefined): Response {
     headers: {
       "Connection": "close",
       "Retry-After": "5",
-      "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id") ?? undefined),
+      "X-Request-Id": requestId,
       ...(environment ? { "X-Service-Environment": environment } : {}),
     },
   });

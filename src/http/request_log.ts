@@ -66,6 +66,35 @@ export function observeRequests(
   };
 }
 
+/** The route a request turned away while the service stops is counted under: none was looked up. */
+export const STOPPING_ROUTE = "stopping";
+
+/**
+ * A request turned away while the service stops (draining.ts, answered before the app): counted
+ * and given its line as any other, and a warning, so a stop that turned callers away is seen.
+ */
+export function observeStopping(
+  env: Pick<Environment, "log" | "metrics">,
+  request: Request,
+  requestId: string,
+): void {
+  const method = methodLabel(request.method);
+  env.metrics.observeRequest(method, STOPPING_ROUTE, 503, 0);
+  requestLine(env.log, {
+    request_id: requestId,
+    method,
+    route: STOPPING_ROUTE,
+    status: 503,
+    duration_ms: 0,
+    tenant_id: null,
+    credential: null,
+  });
+  env.log.warn(
+    { event: "service_stopping", request_id: requestId, code: "service_stopping" },
+    "turned away: the service is stopping",
+  );
+}
+
 function logRequest(
   env: Pick<Environment, "log">,
   c: Context<AppEnv>,

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { Draining } from "../../src/http/draining.ts";
+import { createLogger } from "../../src/observe/log.ts";
+import { Metrics } from "../../src/observe/metrics.ts";
+import { logLines } from "../helpers/log_lines.ts";
 
 const INFO = {} as Deno.ServeHandlerInfo;
 
@@ -59,4 +62,32 @@ Deno.test("draining: a turned-away request's answer names the environment, in th
   assert.equal((await a.json()).environment, undefined);
   assert.equal(b.headers.get("X-Service-Environment"), "sandbox");
   assert.equal((await b.json()).environment, "sandbox");
+});
+
+Deno.test("draining: a turned-away request is logged and counted as any other, with a warning", async () => {
+  const lines = logLines();
+  const observed = { log: createLogger("info", lines.destination), metrics: new Metrics() };
+  const draining = new Draining();
+  const handler = draining.serve(() => new Response("done"), "live", observed);
+  await draining.drain();
+  const r = await handler(
+    new Request("http://s/api/x", { method: "POST", headers: { "X-Request-Id": "late-2" } }),
+    INFO,
+  );
+  assert.equal(r.status, 503);
+  await r.body?.cancel();
+  const all = lines.all();
+  const request = all.find((l) => l.msg === "request");
+  assert.deepEqual(
+    [request?.request_id, request?.method, request?.route, request?.status],
+    ["late-2", "POST", "stopping", 503],
+  );
+  const warned = all.find((l) => l.event === "service_stopping");
+  assert.equal(warned?.request_id, "late-2");
+  assert.equal(warned?.level, 40);
+  const { body } = await observed.metrics.scrape();
+  const count = body.split("\n").find((l) =>
+    l.startsWith("http_request_duration_seconds_count") && l.includes('route="stopping"')
+  );
+  assert.ok(count?.includes('status="503"') && count.endsWith(" 1"), count);
 });
