@@ -19,6 +19,8 @@ export interface Operation {
   readonly queryParams: readonly Param[];
   /** The JSON body's schema, `$ref`s resolved; null without a JSON body. */
   readonly body: JsonSchema | null;
+  /** The multipart form's schema (files as `format: binary`); null without a form. */
+  readonly form: JsonSchema | null;
 }
 
 export interface Param {
@@ -62,6 +64,7 @@ export function operations(doc: JsonSchema): Operation[] {
           schema: p.schema ?? {},
         }));
       const json = op.requestBody?.content?.["application/json"]?.schema;
+      const form = op.requestBody?.content?.["multipart/form-data"]?.schema;
       out.push({
         method: method.toUpperCase(),
         path,
@@ -69,6 +72,7 @@ export function operations(doc: JsonSchema): Operation[] {
         pathParams: of("path"),
         queryParams: of("query"),
         body: json ? resolveRefs(doc, json) : null,
+        form: form ? resolveRefs(doc, form) : null,
       });
     }
   }

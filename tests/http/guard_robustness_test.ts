@@ -6,8 +6,9 @@
  * changes nothing. A route added later is probed without anyone listing it.
  */
 import assert from "node:assert/strict";
-import { openTestEnv, OPERATOR_TOKEN, type TestEnv } from "../helpers/test_env.ts";
-import { digest, newTenant, type Tenant } from "../helpers/guard_world.ts";
+import { openTestEnv } from "../helpers/test_env.ts";
+import { digest, newTenant } from "../helpers/guard_world.ts";
+import { credentialOf, pooled, send } from "../helpers/guard_probe.ts";
 import {
   type JsonSchema,
   nameOf,
@@ -136,56 +137,6 @@ function badBodies(op: Operation): [string, string][] {
     }
   }
   return out;
-}
-
-/** The tenant's own credential for the operation: the one its guard lets in. */
-async function credentialOf(t: TestEnv, op: Operation, a: Tenant, url: string) {
-  const options: Record<string, string>[] = {
-    operator: [{ Authorization: `Bearer ${OPERATOR_TOKEN}` }],
-    business: [
-      { "X-Business-API-Key": a.courier.business.api_key },
-      { "X-Business-API-Key": a.ownerToken },
-    ],
-    client: [{ "X-Client-API-Key": a.client.api_key }],
-    driver: [
-      { Authorization: `Bearer ${a.driver.token}` },
-      { Authorization: `Bearer ${a.poolDriver.token}` },
-    ],
-    public: [{}],
-  }[op.security] ?? [];
-  for (const headers of options) {
-    const r = await send(t, op, url, headers, "[]");
-    if (r.status !== 401 && r.status !== 403) return headers;
-  }
-  throw new Error(`${nameOf(op)}: no credential of the tenant gets past its guard`);
-}
-
-async function send(
-  t: TestEnv,
-  op: Operation,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-) {
-  const res = await t.app.request(`/api${url}`, {
-    method: op.method,
-    headers: { ...headers, "Content-Type": "application/json" },
-    body,
-  });
-  const text = await res.text();
-  let json: JsonSchema = null;
-  try {
-    json = JSON.parse(text);
-  } catch { /* judged below */ }
-  return { status: res.status, json, text };
-}
-
-/** Runs `work` over `items`, `width` at a time. */
-async function pooled<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
 }
 
 Deno.test("guards: every operation with a JSON body refuses bad bodies with a 4xx in the error shape, and changes nothing", async () => {

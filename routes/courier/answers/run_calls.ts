@@ -67,6 +67,33 @@ export async function expense(c: Context<AppEnv>, runId: string) {
   return await flows.recordExpense(env, caller, runId, await expenseForm(c));
 }
 
+/** The expense form's text fields; its one file is `receipt`. */
+const EXPENSE_TEXTS: ReadonlySet<string> = new Set([
+  "idempotency_key",
+  "amount",
+  "currency",
+  "note",
+]);
+
+/**
+ * A file where the form takes text, or one it does not take, is refused rather than dropped (a
+ * note sent as a file was an expense without its note); text Postgres cannot keep would be
+ * committed and never reach the query side (route.ts).
+ */
+function fieldProblems(form: FormData): { path: string; message: string }[] {
+  const errors = [];
+  for (const [name, value] of form.entries()) {
+    if (name === "receipt") continue;
+    if (typeof value !== "string") {
+      const message = EXPENSE_TEXTS.has(name) ? "must be text, not a file" : "not a file field";
+      errors.push({ path: name, message });
+    } else if (EXPENSE_TEXTS.has(name) && !storableText(value)) {
+      errors.push({ path: name, message: UNSTORABLE_TEXT });
+    }
+  }
+  return errors;
+}
+
 /** The expense form (multipart): its receipt file, key, amount, currency and note. */
 async function expenseForm(c: Context<AppEnv>): Promise<flows.ExpenseInput> {
   if (!isMultipart(c)) throw unsupportedMedia(c, "multipart/form-data");
@@ -80,14 +107,7 @@ async function expenseForm(c: Context<AppEnv>): Promise<flows.ExpenseInput> {
   const receipt = form.get("receipt");
   const amount = form.get("amount");
   const currency = form.get("currency");
-  const errors = [];
-  // Text Postgres cannot keep would be committed and never reach the query side (route.ts).
-  for (const field of ["idempotency_key", "note"]) {
-    const text = form.get(field);
-    if (typeof text === "string" && !storableText(text)) {
-      errors.push({ path: field, message: UNSTORABLE_TEXT });
-    }
-  }
+  const errors = fieldProblems(form);
   if (typeof key !== "string" || key.trim() === "") {
     errors.push({ path: "idempotency_key", message: "required" });
   } else if (key.length > IDEMPOTENCY_KEY_CHARS_MAX) {

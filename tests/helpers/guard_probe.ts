@@ -1,0 +1,71 @@
+/**
+ * Probing an operation as its own tenant (the tests generated from the OpenAPI document): the
+ * credential its guard lets in, a request with a body as text, work a few at a time.
+ */
+import type { TestEnv } from "./test_env.ts";
+import { OPERATOR_TOKEN } from "./test_env.ts";
+import type { Tenant } from "./guard_world.ts";
+import { type JsonSchema, nameOf, type Operation } from "./openapi_ops.ts";
+
+/** The tenant's own credential for the operation: the one its guard lets in. */
+export async function credentialOf(t: TestEnv, op: Operation, a: Tenant, url: string) {
+  const options: Record<string, string>[] = {
+    operator: [{ Authorization: `Bearer ${OPERATOR_TOKEN}` }],
+    business: [
+      { "X-Business-API-Key": a.courier.business.api_key },
+      { "X-Business-API-Key": a.ownerToken },
+    ],
+    client: [{ "X-Client-API-Key": a.client.api_key }],
+    driver: [
+      { Authorization: `Bearer ${a.driver.token}` },
+      { Authorization: `Bearer ${a.poolDriver.token}` },
+    ],
+    public: [{}],
+  }[op.security] ?? [];
+  for (const headers of options) {
+    const r = await send(t, op, url, headers, "[]");
+    if (r.status !== 401 && r.status !== 403) return headers;
+  }
+  throw new Error(`${nameOf(op)}: no credential of the tenant gets past its guard`);
+}
+
+/** Sends `body` as `type` (JSON unless told) with the tenant's `headers`; answers it read. */
+export async function send(
+  t: TestEnv,
+  op: Operation,
+  url: string,
+  headers: Record<string, string>,
+  body: string | FormData,
+  type: string | null = "application/json",
+) {
+  const res = await t.app.request(`/api${url}`, {
+    method: op.method,
+    // A FormData body brings its own type, with its boundary.
+    headers: type === null ? headers : { ...headers, "Content-Type": type },
+    body,
+  });
+  const text = await res.text();
+  let json: JsonSchema = null;
+  try {
+    json = JSON.parse(text);
+  } catch { /* judged below */ }
+  return { status: res.status, json, text };
+}
+
+/** Whether an answer is a refusal in the error shape (CONTRACT "Errors"): a 4xx, never a 5xx. */
+export function refusedInShape(r: { status: number; json: JsonSchema }): boolean {
+  return r.status >= 400 && r.status < 500 && r.json?.success === false &&
+    typeof r.json.code === "string" && typeof r.json.message === "string";
+}
+
+/** Runs `work` over `items`, `width` at a time. */
+export async function pooled<T>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<void>,
+) {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
