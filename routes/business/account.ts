@@ -9,7 +9,7 @@ import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { define, z } from "../../src/http/route.ts";
 import { KEY_ALREADY_ROTATED } from "../../src/http/refusals.ts";
-import { Email, PlainText, wholeNumber } from "../../src/http/schemas.ts";
+import { Email, EXAMPLE_URL, PlainText, wholeNumber } from "../../src/http/schemas.ts";
 import { business, portalAdmin, signedInAdmin } from "../../src/platform/auth/auth.ts";
 import { businessCall, staffCall } from "../../src/platform/auth/caller.ts";
 import { auditTrail } from "../../src/platform/flows/audit.ts";
@@ -134,7 +134,8 @@ function profileRoutes(api: Api): void {
       // Kept trimmed; blank clears it (null), as webhook_url below.
       billing_contact: PlainText(200).nullable().transform((contact) => contact || null),
       // Kept trimmed; blank clears it (null), as the billing endpoint's URL (billing_events.ts).
-      webhook_url: z.string().trim().max(2_000).nullable().transform((url) => url || null),
+      webhook_url: z.string().trim().max(2_000).openapi({ example: EXAMPLE_URL }).nullable()
+        .transform((url) => url || null),
       low_balance_threshold: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)])
         .nullable(),
     }).partial(),

@@ -39,7 +39,8 @@ const PositionInput = z.object({
   lng: z.number().min(-180).max(180),
   accuracy: z.number().min(0).max(100_000).nullish(),
   heading: z.number().min(0).max(360).nullish(),
-  at: UtcInstant,
+  // An example in the past: an observation ahead of the clock is refused.
+  at: UtcInstant.openapi({ example: "2026-11-01T06:00:00.000Z" }),
 });
 
 export function driverAppRoutes(api: Api): void {
@@ -131,7 +132,7 @@ function poolDriverRoutes(api: Api): void {
       name: z.string().trim().min(1).max(200),
       phone: Phone,
       vehicle_type_id: z.number().int().positive(),
-      zone_id: z.string().trim().min(1).max(64),
+      zone_id: z.string().trim().min(1).max(64).openapi({ example: "gaborone" }),
       plate: z.string().trim().min(1).max(20).optional(),
       color: z.string().trim().min(1).max(40).optional(),
     }),

@@ -34,7 +34,9 @@ const GeocodeRequest = z.object({
   } else if (b.address === undefined) {
     ctx.addIssue({ code: "custom", path: ["address"], message: "required (or lat and lng)" });
   }
-}, EVEN_WITH_BAD_FIELDS);
+}, EVEN_WITH_BAD_FIELDS).openapi({
+  example: { address: "Plot 9, Block 8, Gaborone", country: "BW", limit: 3 },
+});
 
 export function geocodeRoutes(api: Api): void {
   define(api, {

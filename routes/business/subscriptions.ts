@@ -16,7 +16,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { RouteFields, Text } from "../../src/business/booking_schema.ts";
-import { wholeNumber } from "../../src/http/schemas.ts";
+import { TEST_FLAGS, wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { SubscriptionAnswer, subscriptionView } from "./answers/subscriptions.ts";
@@ -65,10 +65,21 @@ const SubscriptionRequest = z.object({
   delivery_code: Text(32).optional(),
   note: z.string().max(1_000).optional(),
   // spec: business 7, 9.3: as on POST /business/book.
-  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
-  dry_run: z.boolean().optional().openapi({
-    description: "Refused on live; ignored in the sandbox",
-  }),
+  ...TEST_FLAGS,
+}).openapi({
+  // A weekly delivery as an integrator sets it up (the sampled one starts on a day long gone).
+  example: {
+    days_of_week: [2, 4],
+    pickup_time: "09:30",
+    pickup_address: "Main Mall, Gaborone",
+    pickup_lat: -24.6545,
+    pickup_lng: 25.9086,
+    dest_address: "Plot 9, Block 8, Gaborone",
+    dest_lat: -24.6019,
+    dest_lng: 25.935,
+    parcel_size: "small",
+    external_reference: "WEEKLY-1",
+  },
 });
 
 type SubscriptionBody = z.infer<typeof SubscriptionRequest>;

@@ -63,8 +63,12 @@ const AssignBody = z.object({ to: z.string().trim().min(1).max(ALERT_NAME_CHARS_
 
 /** Missing texts are the actor's refusal to name (resolution_required, evidence_required). */
 const ResolveBody = z.object({
-  resolution: z.string().max(ALERT_RESOLUTION_CHARS_MAX).default(""),
-  evidence: z.string().max(ALERT_EVIDENCE_CHARS_MAX).default(""),
+  resolution: z.string().max(ALERT_RESOLUTION_CHARS_MAX).default("").openapi({
+    example: "Recipient reached by phone; delivery rebooked for tomorrow",
+  }),
+  evidence: z.string().max(ALERT_EVIDENCE_CHARS_MAX).default("").openapi({
+    example: "Call log 2026-11-23 09:30, agent Thabo",
+  }),
 }).openapi("ResolveAlert");
 
 /** The caller's alert after `command`; another courier's does not exist for the caller. */

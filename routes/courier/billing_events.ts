@@ -28,7 +28,7 @@ import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
-import { wholeNumber } from "../../src/http/schemas.ts";
+import { EXAMPLE_URL, wholeNumber } from "../../src/http/schemas.ts";
 import {
   acknowledgedView,
   BillingEndpointAnswer,
@@ -73,7 +73,7 @@ export function billingEventRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: admin,
-    body: z.object({ url: z.string().max(2_000).nullable() }),
+    body: z.object({ url: z.string().max(2_000).nullable().openapi({ example: EXAMPLE_URL }) }),
     response: BillingEndpointSetAnswer,
     refusals: { validation_failed: "the URL is not public HTTPS" },
   }, async (c, { body }) => {

@@ -66,7 +66,10 @@ const DecideClaim = z.object({
   outcome: z.enum(CLAIM_OUTCOMES),
   approved_amount: Amount.optional(),
   reason: Text(CLAIM_TEXT_CHARS_MAX).optional(),
-}).openapi("DecideClaim");
+}).openapi("DecideClaim", {
+  // approved_amount goes only with partly_approved: the sampled one (approved, 0) is refused.
+  example: { outcome: "approved", reason: "Damage confirmed by the depot's photos" },
+});
 
 const ClaimParam = z.object({ id: z.string().min(1).max(64) });
 

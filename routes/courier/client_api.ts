@@ -31,7 +31,7 @@ import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Email } from "../../src/http/schemas.ts";
+import { Email, EXAMPLE_URL } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { refuseIfNotNow } from "../../src/platform/auth/credentials.ts";
 import { KEY_ALREADY_ROTATED, PLATFORM_DISABLED } from "../../src/http/refusals.ts";
@@ -261,7 +261,7 @@ export function clientApiRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
-    body: z.object({ url: z.string().trim().min(1).max(2_000) }),
+    body: z.object({ url: z.string().trim().min(1).max(2_000).openapi({ example: EXAMPLE_URL }) }),
     status: 201,
     response: ClientWebhookAnswer,
     refusals: {

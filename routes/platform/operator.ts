@@ -58,7 +58,7 @@ const ParkedChangesQuery = z.object({
 });
 
 const BusinessId = z.object({ id: z.string().min(1).max(64) });
-const Amount = z.union([z.number(), z.string()]);
+const Amount = z.union([z.number(), z.string()]).openapi({ example: "500.00" });
 
 const CreateBusiness = z.object({
   name: z.string().trim().min(1).max(200),
@@ -196,7 +196,7 @@ function credentialRoutes(api: Api): void {
     body: z.object({
       amount: Amount,
       currency: Currency,
-      reference: z.string().trim().min(1).max(120),
+      reference: z.string().trim().min(1).max(120).openapi({ example: "EFT-2026-11-0042" }),
     }),
     status: 201,
     replay: "The same `reference` with the same amount and currency; with another amount or " +

@@ -29,6 +29,7 @@ import {
   ShoppingDeliveryAnswer,
   ShoppingSettingsAnswer,
 } from "./answers/capability.ts";
+import { EXAMPLE_URL } from "../../src/http/schemas.ts";
 
 const tag = "Shopping fulfilment";
 const security = "business" as const;
@@ -40,6 +41,7 @@ const SettingsBody = z.object({
   webhook_url: z.string().trim().min(1).max(2_000).nullable().optional().openapi({
     description: "Public HTTPS only: no private, loopback or metadata address, no credentials " +
       "in the URL; checked again at every attempt, redirects never followed. null clears it",
+    example: EXAMPLE_URL,
   }),
   ask_timeout_minutes: z.number().int().min(1).max(SHOPPING_ASK_TIMEOUT_MINUTES_MAX).optional()
     .openapi({ description: "The decision window of a line under `ask` (default 5)" }),

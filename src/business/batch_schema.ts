@@ -3,6 +3,7 @@
  * named in one 422 validation_failed before anything is stored. What spans stops (the vehicle,
  * the prices, the wallet) is the flow's.
  */
+import { TEST_FLAGS } from "../http/schemas.ts";
 import { z } from "../http/route.ts";
 import { RouteFields, Text } from "./booking_schema.ts";
 import type { BatchRequest } from "./flows/batches.ts";
@@ -34,10 +35,7 @@ export const BatchBody = z.object({
     description: "Used when external_reference is absent; either makes a retry replay the batch",
   }),
   // spec: business 7, 9.3: as on POST /business/book.
-  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
-  dry_run: z.boolean().optional().openapi({
-    description: "Refused on live; ignored in the sandbox",
-  }),
+  ...TEST_FLAGS,
 }).openapi("BatchRequest");
 
 export type BatchBodyValue = z.infer<typeof BatchBody>;

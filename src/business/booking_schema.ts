@@ -4,7 +4,7 @@
  * destination (scheduled_at against the clock, test markers, the vehicle) is the flow's.
  */
 import { z } from "../http/route.ts";
-import { boundedArray, EVEN_WITH_BAD_FIELDS } from "../http/schemas.ts";
+import { boundedArray, EVEN_WITH_BAD_FIELDS, TEST_FLAGS } from "../http/schemas.ts";
 import type { BookingRequest } from "./flows/book.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX, parseScheduledAt } from "./rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
@@ -12,16 +12,19 @@ import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
 import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 
 export const Text = (max: number) => z.string().trim().min(1).max(max);
-export const Latitude = z.number().min(-90).max(90);
-export const Longitude = z.number().min(-180).max(180);
+// Examples: the Main Mall, Gaborone; a destination's, Plot 9, Block 8.
+export const Latitude = z.number().min(-90).max(90).openapi({ example: -24.6545 });
+export const Longitude = z.number().min(-180).max(180).openapi({ example: 25.9086 });
+export const DestLatitude = Latitude.openapi({ example: -24.6019 });
+export const DestLongitude = Longitude.openapi({ example: 25.935 });
 /** A pickup and a destination with their coordinates, as batches, orders and subscriptions take. */
 export const RouteFields = {
   pickup_address: Text(300),
   pickup_lat: Latitude,
   pickup_lng: Longitude,
   dest_address: Text(300),
-  dest_lat: Latitude,
-  dest_lng: Longitude,
+  dest_lat: DestLatitude,
+  dest_lng: DestLongitude,
 };
 export const Stop = z.object({
   address: Text(300),
@@ -108,11 +111,11 @@ export const BookRequest = z.object({
     description: "A ride's destination set (dest_* a delivery's); the other set, if sent too, " +
       "must name the same place field for field, or 422 validation_failed names each difference",
   }),
-  dropoff_lat: Latitude.optional(),
-  dropoff_lng: Longitude.optional(),
+  dropoff_lat: DestLatitude.optional(),
+  dropoff_lng: DestLongitude.optional(),
   dest_address: Text(300).optional(),
-  dest_lat: Latitude.optional().openapi({ description: GEOCODED }),
-  dest_lng: Longitude.optional(),
+  dest_lat: DestLatitude.optional().openapi({ description: GEOCODED }),
+  dest_lng: DestLongitude.optional(),
   stops: boundedArray(Stop, BOOKING_STOPS_MAX).optional().openapi({
     description: `Up to ${BOOKING_STOPS_MAX} stops between pickup and destination, in order`,
   }),
@@ -145,10 +148,7 @@ export const BookRequest = z.object({
       "(section 4.4), whatever PUT /business/sandbox/autopilot set; off runs none; " +
       "id_refused only with age_verification_required true (else 422 validation_failed)",
   }),
-  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
-  dry_run: z.boolean().optional().openapi({
-    description: "Refused on live; ignored in the sandbox",
-  }),
+  ...TEST_FLAGS,
 }).superRefine((b, ctx) => {
   refuseIdRefusedUnrestricted(b, ctx);
   refuseOtherNestedReference(b, ctx);
@@ -171,7 +171,23 @@ export const BookRequest = z.object({
   }
   requirePair(place.lat, place.lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
   requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
-}, EVEN_WITH_BAD_FIELDS);
+}, EVEN_WITH_BAD_FIELDS).openapi({
+  // One booking as an integrator sends it: the sampled one (every optional field) is refused.
+  example: {
+    type: "parcel",
+    passenger_name: "Neo Kgosi",
+    passenger_phone: "+26771234567",
+    pickup_address: "Main Mall, Gaborone",
+    pickup_lat: -24.6545,
+    pickup_lng: 25.9086,
+    dest_address: "Plot 9, Block 8, Gaborone",
+    dest_lat: -24.6019,
+    dest_lng: 25.935,
+    parcel_size: "small",
+    external_reference: "ORDER-1001",
+    note: "Ring at the gate",
+  },
+});
 
 /**
  * spec: business 4.4: `id_refused` is the scenario of age-restricted orders; on any other order

@@ -4,6 +4,7 @@
  * a rate for every vehicle in every zone, amounts in the zone's currency) is rules/catalogue.ts's.
  */
 import { z } from "../http/route.ts";
+import { DEFAULT_CATALOGUE } from "./rules/default_catalogue.ts";
 import {
   BODY_TYPES,
   CAPACITY_CLASSES,
@@ -78,4 +79,7 @@ export const CatalogueBody = z.object({
   vehicle_types: z.array(VehicleTypeInput).min(1).max(VEHICLE_TYPES_MAX),
   parcel_sizes: z.array(ParcelSizeInput).min(1).max(PARCEL_SIZES_MAX),
   zones: z.array(ZoneInput).min(1).max(ZONES_MAX),
-}).openapi("BusinessCatalogueInput");
+}).openapi("BusinessCatalogueInput", {
+  // The shipped catalogue: a whole one that holds together (a rate per vehicle in every zone).
+  example: DEFAULT_CATALOGUE,
+});

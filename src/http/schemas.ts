@@ -27,6 +27,24 @@ export function boundedArray<T extends z.ZodType>(item: T, max: number) {
   }).openapi({ maxItems: max });
 }
 
+/**
+ * spec: business 2.1: `test` and `dry_run`, refused on live and ignored in the sandbox; false in
+ * the examples (the Postman collection's), where true would be refused on live.
+ */
+export const TEST_FLAGS = {
+  test: z.boolean().optional().openapi({
+    description: "Refused on live; ignored in the sandbox",
+    example: false,
+  }),
+  dry_run: z.boolean().optional().openapi({
+    description: "Refused on live; ignored in the sandbox",
+    example: false,
+  }),
+};
+
+/** A public HTTPS address an example shows for a webhook or an endpoint (Postman, OpenAPI). */
+export const EXAMPLE_URL = "https://hooks.example.com/events";
+
 /** An active ISO 4217 currency code, upper case. */
 export const Currency = z.string()
   .regex(/^[A-Z]{3}$/, { message: "three-letter ISO 4217 code, upper case", abort: true })

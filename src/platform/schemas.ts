@@ -28,9 +28,11 @@ export const PatchBusiness = z.object({
   // until set; null clears a business's own limit, so that the plan's applies again.
   rate_limit_per_minute: orNull(z.number().int().positive().max(1_000_000)).openapi({
     description: "Enterprise plan: this business's limit a minute; null: back to the plan's",
+    example: 6_000,
   }),
   rate_limit_per_day: orNull(z.number().int().positive().max(100_000_000)).openapi({
     description: "Enterprise plan: this business's limit a day; null: back to the plan's",
+    example: 1_000_000,
   }),
   billing_type: z.enum(BILLING_TYPES),
   custody_scanning: z.boolean().openapi({

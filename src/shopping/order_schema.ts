@@ -5,7 +5,7 @@
  */
 import { z } from "../http/route.ts";
 import { RouteFields, Text } from "../business/booking_schema.ts";
-import { Phone } from "../http/schemas.ts";
+import { Phone, TEST_FLAGS } from "../http/schemas.ts";
 import {
   SHOPPING_AMOUNT_MAX,
   SHOPPING_EXTERNAL_ID_CHARS_MAX,
@@ -96,10 +96,7 @@ export const ShoppingOrderRequest = z.object({
       "may not be lower",
   }),
   // spec: business 7, 9.3: live refuses the test flags, as for every Business API booking.
-  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
-  dry_run: z.boolean().optional().openapi({
-    description: "Refused on live; ignored in the sandbox",
-  }),
+  ...TEST_FLAGS,
   external_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
     description: "Idempotency key of the booking; defaults to shopping.external_order_id",
   }),
@@ -113,6 +110,30 @@ export const ShoppingOrderRequest = z.object({
       description: `1 to ${SHOPPING_STORES_MAX} stores`,
     }),
   }),
-}).openapi("ShoppingOrderRequest");
+}).openapi("ShoppingOrderRequest", {
+  // One order as a merchant sends it (the sampled one names a scheduled_at that is no time).
+  example: {
+    pickup_address: "Main Mall, Gaborone",
+    pickup_lat: -24.6545,
+    pickup_lng: 25.9086,
+    dest_address: "Plot 9, Block 8, Gaborone",
+    dest_lat: -24.6019,
+    dest_lng: 25.935,
+    recipient_first_names: "Neo",
+    recipient_surname: "Kgosi",
+    recipient_phone: "+26771234567",
+    shopping: {
+      external_order_id: "SO-1001",
+      substitution_preference: "refund",
+      stores: [{
+        external_fulfilment_id: "F1",
+        external_store_id: "store-7",
+        store_name: "Riverwalk Spar",
+        estimated_amount: 150,
+        items: [{ external_item_id: "I1", name: "Milk 1L", qty: 2, unit_price: 18.5 }],
+      }],
+    },
+  },
+});
 
 export type ShoppingOrderBody = z.infer<typeof ShoppingOrderRequest>;

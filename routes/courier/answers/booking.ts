@@ -79,7 +79,7 @@ export type PriceRequestBody = z.infer<typeof PriceRequest>;
 
 /** spec: courier 2.1 plus the booking fields of 4.1; one shipment of POST /client/shipments. */
 export const ShipmentRequest = PriceRequest.extend({
-  service_level: z.string().trim().min(1).max(64),
+  service_level: z.string().trim().min(1).max(64).openapi({ example: "express" }),
   dangerous_goods_confirmed: z.boolean().default(false),
   idempotency_key: IdempotencyKey.optional(),
 }).openapi("ShipmentRequest");

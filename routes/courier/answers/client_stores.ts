@@ -41,7 +41,7 @@ export const PacketActionBody = z.object({
   recipient_address: Text(500).optional(),
   /** accept: the packed parcel's weight. */
   weight_kg: z.number().positive().max(100).optional(),
-}).openapi("PacketAction");
+}).openapi("PacketAction", { example: { packet_code: "PKT-0001", note: "Shelf 3" } });
 
 export type PacketActionInput = z.infer<typeof PacketActionBody>;
 
