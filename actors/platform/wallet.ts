@@ -127,9 +127,9 @@ function transact(
   if (command.kind === "credit") return post(state, command, null, ctx);
   const drawn = drawnOf(state, command, amount);
   const fromFree = amount - (drawn?.amount_minor ?? 0);
-  if (fromFree > 0 && freeMinor(state, cur, command.limit_minor ?? 0) < fromFree) {
-    return tooLow(state, cur, fromFree);
-  }
+  const limitMinor = command.limit_minor ?? 0;
+  const free = freeMinor(state, cur, limitMinor);
+  if (fromFree > 0 && free < fromFree) return tooLow(state, cur, fromFree, { free, limitMinor });
   return post(state, command, drawn, ctx);
 }
 

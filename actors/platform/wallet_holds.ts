@@ -57,14 +57,23 @@ export function drawnOf(
 
 const money = (minor: number, currency: string) => `${formatMinor(minor, currency)} ${currency}`;
 
-/** spec: business 7 insufficient_balance, naming what holds keep from the free money. */
-export function tooLow(state: WalletState, currency: string, needed: number) {
+/**
+ * spec: business 7 insufficient_balance: `free` is what the debit could spend (freeMinor: the
+ * credit limit counted, as it is when deciding), named with the limit and what holds keep.
+ */
+export function tooLow(
+  state: WalletState,
+  currency: string,
+  needed: number,
+  o: { readonly free: number; readonly limitMinor: number },
+) {
   const held = heldMinor(state, currency);
-  const free = money((state.balances[currency] ?? 0) - held, currency);
+  const limit = o.limitMinor > 0 ? ` (a credit limit of ${money(o.limitMinor, currency)})` : "";
   const holds = held > 0 ? `; ${money(held, currency)} held for bookings in progress` : "";
   return reject(
     "insufficient_balance",
-    `wallet balance too low: available ${free}, needed ${money(needed, currency)}${holds}`,
+    `wallet balance too low: available ${money(o.free, currency)}${limit}, ` +
+      `needed ${money(needed, currency)}${holds}`,
   );
 }
 
@@ -98,8 +107,9 @@ export function reserve(
   if (!Number.isSafeInteger(hold_ms) || hold_ms <= 0) {
     return reject("validation_failed", `hold_ms must be positive: ${hold_ms}`);
   }
-  const free = freeMinor(state, currency, command.limit_minor ?? 0) + gone.freed(currency);
-  if (free < amount_minor) return tooLow(state, currency, amount_minor);
+  const limitMinor = command.limit_minor ?? 0;
+  const free = freeMinor(state, currency, limitMinor) + gone.freed(currency);
+  if (free < amount_minor) return tooLow(state, currency, amount_minor, { free, limitMinor });
   const expires_at = ctx.now + hold_ms;
   return accept(
     [...gone.events, {

@@ -33,7 +33,7 @@ Deno.test("wallet: a refused debit states its amounts as decimals in the wallet'
   assert.equal(refusal(state, -250, "BWP"), "amount must be positive: -2.50 BWP");
 });
 
-Deno.test("wallet: a debit may go below zero within its credit limit, and no further", () => {
+Deno.test("wallet: a debit may go below zero within its credit limit, and no further; its refusal counts the limit", () => {
   const h = new ActorHarness(walletActor, { state: { balances: { BWP: 1_000 } } });
   const debit = (amount_minor: number) => ({
     kind: "debit" as const,
@@ -46,7 +46,12 @@ Deno.test("wallet: a debit may go below zero within its credit limit, and no fur
   });
   h.must(debit(5_500));
   assert.equal(h.state.balances.BWP, -4_500);
-  h.refused(debit(501), "insufficient_balance");
+  // What is available counts the limit, as the decision does (it named the balance, -45.00).
+  h.refused(
+    debit(501),
+    "insufficient_balance",
+    "wallet balance too low: available 5.00 BWP (a credit limit of 50.00 BWP), needed 5.01 BWP",
+  );
   h.must(debit(500));
   assert.equal(h.state.balances.BWP, -5_000);
 });
