@@ -118,7 +118,7 @@ export function webhookRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);
-    const event = await requeueWebhookDelivery(env.runtime, tenant, {
+    const event = await requeueWebhookDelivery(env, tenant, {
       id: params.id,
       reason: body.reason,
       by,

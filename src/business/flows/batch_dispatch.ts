@@ -23,7 +23,7 @@ import { type BatchHoldItem, type BatchStartItem, tripKeyOf } from "../rules/dri
 import { SEEN_ANY_TIME, startedSince } from "../rules/tracking.ts";
 import { releaseDriver } from "./driver_holding.ts";
 
-type D = Pick<Deps, "runtime">;
+type D = Pick<Deps, "runtime" | "requestId">;
 
 /** A stop of a batch that is not the first: it never gets an offer of its own. */
 export function followsLead(t: Pick<Trip, "batch">): boolean {
@@ -49,7 +49,7 @@ async function giveTo(deps: D, business: string, ref: string, lead: Trip, d: Tri
     driver: d,
     ...(leadQueued(lead) ? { queued: true } : {}),
     ...(since !== null ? { positions_since: since } : {}),
-  }, { idempotencyKey: `batch_driver:${ref}:${d.id}` });
+  }, { idempotencyKey: `batch_driver:${ref}:${d.id}`, requestId: deps.requestId });
   // Another driver holds it, or it ended (cancelled): the stop keeps what it has.
   return r.ok;
 }
@@ -214,7 +214,7 @@ async function startStop(deps: D, business: string, ref: string, driverId: strin
     kind: "start",
     driver_id: driverId,
     with_batch: true,
-  });
+  }, { requestId: deps.requestId });
   // Not this driver's stop (not given yet, given back, taken by another): nothing to start.
   if (!r.ok && r.code !== "not_found") orRefuse(r);
 }
@@ -241,7 +241,7 @@ export async function passHold(deps: D, item: BatchHoldItem): Promise<void> {
         kind: "pass",
         trip: key(from),
         to: key(next),
-      }),
+      }, { requestId: deps.requestId }),
     );
     // `from` was not held (another stop, or handled before): nothing passed.
     if (held.current !== key(next) && held.queued !== key(next)) return;

@@ -28,7 +28,7 @@ export function newPricesId(batch: string): string {
  * they are, so the batch sweep removes them once their batch needs them no more.
  */
 export async function keepPrices(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   owner: BatchPricesOwner,
   plan: BatchPlan,
 ) {
@@ -43,7 +43,7 @@ export async function keepPrices(
       kind: "keep",
       stops,
       owner,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 

@@ -84,7 +84,7 @@ export interface BookedBatch {
 }
 
 export type BatchDeps =
-  & Pick<Deps, "runtime" | "clock" | "name">
+  & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
   & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** The wallet hold of the claim `b` names (spec: business 4.2: each attempt's own money). */
@@ -222,7 +222,7 @@ async function holdFunds(
     limit_minor: creditLimitMinor(await businessOf(deps.runtime, business), currency),
     hold_ms: BATCH_HOLD_MS,
     ...(replaces === undefined ? {} : { replaces }),
-  });
+  }, { requestId: deps.requestId });
   if (held?.ok) return await fundClaim(deps, business, claimed, fp, replaces !== undefined);
   // Not moved: the money this request held for the released claim is given back.
   if (replaces !== undefined) await releaseHold(deps, business, replaces);
@@ -237,7 +237,7 @@ async function holdFunds(
         kind: "release",
         fingerprint: fp,
         ...claimOf(batch),
-      }),
+      }, { requestId: deps.requestId }),
     );
     // A replay funded the claim meanwhile (it was not released): its stops are booked and paid
     // from that replay's hold, so this request answers the batch, never 422 (spec: business 4.2).
@@ -248,7 +248,11 @@ async function holdFunds(
 
 /** Gives back what is left of one hold (none left: nothing changes). */
 export async function releaseHold(deps: BatchDeps, business: string, hold: string) {
-  orRefuse(await deps.runtime.ask(walletActor, business, business, { kind: "release", hold }));
+  orRefuse(
+    await deps.runtime.ask(walletActor, business, business, { kind: "release", hold }, {
+      requestId: deps.requestId,
+    }),
+  );
 }
 
 /** The claim `batch` names still stands (a release it asked for left it: it was funded). */
@@ -276,7 +280,7 @@ async function fundClaim(
     kind: "fund",
     fingerprint: fp,
     ...claimOf(claimed.batch),
-  });
+  }, { requestId: deps.requestId });
   if (funded.ok) return claimed;
   // Claimed again once at most: a second release meanwhile answers this request's refusal.
   if (funded.code === "claim_released" && !moved) {
@@ -284,7 +288,7 @@ async function fundClaim(
       kind: "claim",
       draft: claimed.batch,
       fingerprint: fp,
-    });
+    }, { requestId: deps.requestId });
     if (again.ok) return await holdFunds(deps, business, again.reply, fp, holdOf(claimed.batch));
     await releaseHold(deps, business, holdOf(claimed.batch));
     throw new Refused(again);
@@ -341,7 +345,9 @@ export async function bookBatch(
   const known = foundOrNull(await deps.runtime.read(batchActor, business, id, { kind: "get" }));
   const draft = known ? known.batch : await newDraft(deps, business, id, input);
   const claimed = orRefuse(
-    await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
+    await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }, {
+      requestId: deps.requestId,
+    }),
   );
   // The claim the hold stands on: a replay whose claim was released meanwhile claims it again.
   const funded = claimed.batch.booked_at === null
@@ -379,9 +385,11 @@ export async function bookStops(
 
 /** Every stop booked: the batch is marked booked and what is left of its claim's hold freed. */
 export async function settleBooked(deps: BatchDeps, business: string, batch: Batch) {
-  const done = batch.booked_at !== null
-    ? batch
-    : orRefuse(await deps.runtime.ask(batchActor, business, batch.id, { kind: "booked" })).batch;
+  const done = batch.booked_at !== null ? batch : orRefuse(
+    await deps.runtime.ask(batchActor, business, batch.id, { kind: "booked" }, {
+      requestId: deps.requestId,
+    }),
+  ).batch;
   // Every stop is paid: what is left of the hold (none, unless a price moved) is free again.
   await releaseHold(deps, business, holdOf(batch));
   return done;

@@ -15,7 +15,7 @@ import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { type ChatAuthor, chatClosedReason, type ChatCloseItem } from "../rules/chat.ts";
 
-type ChatDeps = Pick<Deps, "runtime" | "clock">;
+type ChatDeps = Pick<Deps, "runtime" | "clock" | "requestId">;
 
 /** Who is chatting, once checked: the trip and the side they write for. */
 export interface ChatParty {
@@ -97,7 +97,7 @@ export async function postChat(
       message,
       ...(key === null ? {} : { key }),
       ...(closed ? { closed } : {}),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return r as PostedMessage;
 }

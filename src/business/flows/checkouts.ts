@@ -48,7 +48,7 @@ export interface OpenInput {
 
 /** Opens a checkout, or answers the one a retry of the same request opened (`replayed`). */
 export async function openCheckout(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   business: string,
   input: OpenInput,
 ): Promise<CheckoutReply> {
@@ -86,6 +86,7 @@ export async function openCheckout(
   };
   return orRefuse(
     await deps.runtime.ask(checkoutActor, business, reference, { kind: "open", draft }, {
+      requestId: deps.requestId,
       ...(key ? {} : { fresh: true }),
     }),
   );
@@ -122,13 +123,15 @@ export async function getCheckout(
 
 /** Releases an open checkout; one already released answers as it is (`replayed`). */
 export async function cancelCheckout(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   business: string,
   reference: string,
   reason: string | null,
 ): Promise<CheckoutReply> {
   return orRefuse(
-    await deps.runtime.ask(checkoutActor, business, reference, { kind: "cancel", reason }),
+    await deps.runtime.ask(checkoutActor, business, reference, { kind: "cancel", reason }, {
+      requestId: deps.requestId,
+    }),
   );
 }
 
@@ -146,14 +149,17 @@ function attemptOf(input: BookingInput): string {
 
 /** spec: business 4.1: books the checkout's delivery at the price it holds, once. */
 export async function bookCheckout(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
+  deps:
+    & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+    & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   reference: string,
   input: BookingInput,
 ): Promise<Booked> {
   const attempt = attemptOf(input);
+  const options = { requestId: deps.requestId };
   const ask = (command: Parameters<typeof deps.runtime.ask<typeof checkoutActor>>[3]) =>
-    deps.runtime.ask(checkoutActor, business, reference, command).then(orRefuse);
+    deps.runtime.ask(checkoutActor, business, reference, command, options).then(orRefuse);
   // The trip is named by the checkout when the order names nothing else: a retry finds it.
   const keyed = { ...input, idempotencyKey: input.idempotencyKey ?? `checkout:${reference}` };
   // Where the trip will be, so the checkout's sweep finds it if this request stops.

@@ -9,12 +9,14 @@
 import { checkoutActor } from "../../../actors/business/checkout.ts";
 import { type Claim, tripActor } from "../../../actors/business/trip/mod.ts";
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import type { Deps } from "../../environment.ts";
 import { NOT_NOW_CODES, Refused, type Rejection } from "../../runtime/actor.ts";
-import type { ActorRuntime } from "../../runtime/runtime.ts";
+
+type D = Pick<Deps, "runtime" | "requestId">;
 
 /** Passes the claim's gate, or releases the claim and throws the gate's refusal. */
-export async function passGate(deps: { readonly runtime: ActorRuntime }, claim: Claim) {
-  const refused = await askGate(deps.runtime, claim);
+export async function passGate(deps: D, claim: Claim) {
+  const refused = await askGate(deps, claim);
   if (refused === null) return;
   // Not now (the gate too busy): the claim stands for a retry or the trip's sweep.
   if (NOT_NOW_CODES.has(refused.code)) throw new Refused(refused);
@@ -22,31 +24,30 @@ export async function passGate(deps: { readonly runtime: ActorRuntime }, claim: 
     tripActor,
     claim.draft.business_id,
     claim.draft.reference,
-    {
-      kind: "release",
-      fingerprint: claim.fingerprint,
-    },
+    { kind: "release", fingerprint: claim.fingerprint },
+    { requestId: deps.requestId },
   );
   if (!released.ok) throw new Refused(released);
   throw new Refused(refused);
 }
 
-async function askGate(runtime: ActorRuntime, claim: Claim): Promise<Rejection | null> {
+async function askGate(deps: D, claim: Claim): Promise<Rejection | null> {
   const gate = claim.gate;
   if (!gate) return null;
   const business = claim.draft.business_id;
   const claimed_at = claim.claimed_at;
+  const options = { requestId: deps.requestId };
   const r = gate.kind === "checkout"
-    ? await runtime.ask(checkoutActor, business, gate.reference, {
+    ? await deps.runtime.ask(checkoutActor, business, gate.reference, {
       kind: "confirm_claim",
       attempt: gate.attempt,
       claimed_at,
-    })
+    }, options)
     // The order is held under the trip's own reference (shopping 2.2).
-    : await runtime.ask(shoppingOrderActor, business, claim.draft.reference, {
+    : await deps.runtime.ask(shoppingOrderActor, business, claim.draft.reference, {
       kind: "confirm_claim",
       claim_id: gate.claim_id,
       claimed_at,
-    });
+    }, options);
   return r.ok ? null : r;
 }

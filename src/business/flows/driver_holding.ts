@@ -13,7 +13,7 @@ import type { Deps } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import { type HoldingItem, tripOfKey } from "../rules/driver_holding.ts";
 
-type D = Pick<Deps, "runtime">;
+type D = Pick<Deps, "runtime" | "requestId">;
 
 /** The driver no longer holds the trip (the outbox of the trip's end or giving back). */
 export async function releaseDriver(deps: D, item: HoldingItem): Promise<void> {
@@ -21,7 +21,7 @@ export async function releaseDriver(deps: D, item: HoldingItem): Promise<void> {
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, item.driver_id, {
       kind: "release",
       trip: item.trip,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 
@@ -32,7 +32,7 @@ export async function startQueuedTrip(deps: D, item: HoldingItem): Promise<void>
   const r = await deps.runtime.ask(tripActor, of.business_id, of.reference, {
     kind: "start",
     driver_id: item.driver_id,
-  });
+  }, { requestId: deps.requestId });
   // Another driver's trip (given back and taken since) or none: nothing of this driver's to start.
   if (!r.ok && r.code !== "not_found") orRefuse(r);
 }

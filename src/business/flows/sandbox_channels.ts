@@ -30,7 +30,7 @@ const ENDPOINT = "POST /channel/{source}/events";
 
 /** A channel's new key, sealed in its actor; the key itself is answered this once. */
 export async function grantStorefrontChannel(
-  deps: Pick<Deps, "runtime" | "dataKey">,
+  deps: Pick<Deps, "runtime" | "dataKey" | "requestId">,
   businessId: string,
 ): Promise<{ readonly source: string; readonly signing_key: string }> {
   const source = storefrontSource(businessId);
@@ -43,7 +43,7 @@ export async function grantStorefrontChannel(
       business_id: businessId,
       signing_key: sealed,
       key_id: newId("chk"),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { source, signing_key: key };
 }
@@ -114,7 +114,7 @@ export const CHANNEL_EVENT_TYPES = ["order.created"] as const;
  * external_reference (a repeated event answers the first trip, replayed).
  */
 export function bookChannelOrder(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId"> & Pick<CompleteDeps, "numbers">,
   businessId: string,
   input: {
     readonly source: string;

@@ -19,7 +19,7 @@ import { topUpSandboxWallets } from "./sandbox_wallet.ts";
 const BY_LIVE = "live_credentials";
 
 type TwinKeys = { created: boolean; api_key: string; webhook_secret: string };
-type TwinDeps = Pick<Deps, "name" | "runtime" | "clock" | "dataKey">;
+type TwinDeps = Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">;
 
 /** On live: the caller's account's twin, made or rotated in the sandbox. */
 export async function sandboxCredentials(
@@ -88,7 +88,9 @@ async function rotated(deps: TwinDeps, id: string): Promise<TwinKeys> {
   // A twin made before twins were marked still claims its owner's e-mail: marked, it lets it go
   // (spec: business 4.4, 5.2: the sandbox signs no one in; a sign-up of it is not refused).
   orRefuse(
-    await deps.runtime.ask(businessActor, id, id, { kind: "mark_sandbox_twin", by: BY_LIVE }),
+    await deps.runtime.ask(businessActor, id, id, { kind: "mark_sandbox_twin", by: BY_LIVE }, {
+      requestId: deps.requestId,
+    }),
   );
   const api_key = (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key;
   const secret = await rotateWebhookSecretAfterKey(deps, id, BY_LIVE);
@@ -116,7 +118,7 @@ async function made(deps: TwinDeps, account: TwinAccount): Promise<TwinKeys> {
  * when it is made and again on each call, as they may have changed on live since.
  */
 async function mirrorSettings(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   id: string,
   settings: TwinAccount["settings"],
 ): Promise<void> {
@@ -130,6 +132,6 @@ async function mirrorSettings(
       kind: "change_settings",
       changes,
       by: BY_LIVE,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }

@@ -122,7 +122,7 @@ async function namedByHeader(
  * same external_reference, else the same Idempotency-Key.
  */
 export async function createSubscription(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId">,
   business: string,
   input: SubscriptionInput,
 ): Promise<SubscriptionReply> {
@@ -179,19 +179,23 @@ export async function createSubscription(
       business,
       id,
       { kind: "create", subscription },
-      key === null ? { fresh: true } : {},
+      { requestId: deps.requestId, ...(key === null ? { fresh: true } : {}) },
     ),
   );
 }
 
 /** Asks one subscription of the business; another business's answers as a missing one. */
 export async function askSubscription(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   business: string,
   id: string,
   command: SubscriptionCommand,
 ): Promise<SubscriptionReply> {
-  return orRefuse(await deps.runtime.ask(subscriptionActor, business, id, command));
+  return orRefuse(
+    await deps.runtime.ask(subscriptionActor, business, id, command, {
+      requestId: deps.requestId,
+    }),
+  );
 }
 
 /** A due occurrence as its outbox hands it over: with its failed attempts so far. */

@@ -42,16 +42,16 @@ export async function webhookDeliveryOf(
 
 /** Sends a failed or pending webhook again from its first attempt; the reason is recorded. */
 export async function requeueWebhookDelivery(
-  runtime: ActorRuntime,
+  deps: Pick<Deps, "runtime" | "requestId">,
   business: string,
   input: { readonly id: string; readonly reason: string; readonly by: string },
 ): Promise<OutboundEvent> {
-  await webhookDeliveryOf(runtime, business, input.id);
-  const r = await runtime.ask(outboundEventActor, business, input.id, {
+  await webhookDeliveryOf(deps.runtime, business, input.id);
+  const r = await deps.runtime.ask(outboundEventActor, business, input.id, {
     kind: "requeue",
     reason: input.reason,
     by: input.by,
-  });
+  }, { requestId: deps.requestId });
   const event = orRefuse(r);
   if (!event) throw new Error("requeue answers the event");
   return event;
@@ -107,7 +107,7 @@ export async function sendWebhookTest(
     kind: "claim",
     attempt_id: attemptId,
     first_only: true,
-  });
+  }, { requestId: deps.requestId });
   if (!claimed.ok || !claimed.reply) {
     return { event: await webhookDeliveryOf(runtime, business, webhook.id), outcome: null };
   }
@@ -133,7 +133,7 @@ export async function sendWebhookTest(
       kind: "record_attempt",
       attempt_id: attemptId,
       outcome,
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { event: recorded ?? claimed.reply, outcome };
 }

@@ -38,7 +38,7 @@ export type ShoppingSettingsChange = {
  * credentials, is refused 422 naming it, and nothing changes.
  */
 export async function changeShoppingCapability(
-  deps: Pick<Deps, "runtime" | "allowLoopbackWebhooks">,
+  deps: Pick<Deps, "runtime" | "allowLoopbackWebhooks" | "requestId">,
   business: string,
   input: { readonly changes: ShoppingSettingsChange; readonly by: string },
 ): Promise<ShoppingCapability> {
@@ -61,7 +61,7 @@ export async function changeShoppingCapability(
       kind: "change",
       changes,
       by: input.by,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 
@@ -75,7 +75,7 @@ export function shoppingSecretOwner(business: string): string {
  * each attempt reads the secret held then); answered this once, stored only sealed.
  */
 export async function rotateShoppingSecret(
-  deps: Pick<Deps, "runtime" | "clock" | "dataKey">,
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   business: string,
   by: string,
 ): Promise<{ readonly webhook_secret: string; readonly key_id: string }> {
@@ -87,7 +87,7 @@ export async function rotateShoppingSecret(
       kind: "rotate_secret",
       secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
       by,
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { webhook_secret: secret, key_id: keyId };
 }

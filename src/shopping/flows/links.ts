@@ -20,7 +20,7 @@ import {
   verifyLink,
 } from "../rules/links.ts";
 
-type LinkDeps = Pick<Deps, "runtime" | "dataKey">;
+type LinkDeps = Pick<Deps, "runtime" | "dataKey" | "requestId">;
 
 /** The link key of `business`; made (the first one made stands) when `make` and none is held. */
 async function linkKey(
@@ -40,7 +40,7 @@ async function linkKey(
       await deps.runtime.ask(shoppingCapabilityActor, business, business, {
         kind: "make_link_key",
         key: await seal(deps.dataKey, newSecret("slk_"), owner),
-      }),
+      }, { requestId: deps.requestId }),
     );
     sealed = held.link_key ?? null;
   }

@@ -42,7 +42,7 @@ export async function endStoresOfCancelledTrips(runtime: ActorRuntime): Promise<
     const trip = foundOrNull(got);
     if (trip?.phase !== "booked" || trip.trip.status !== "cancelled") continue;
     const { business_id, reference, fingerprint } = order;
-    await endOrderStores(runtime, { business_id, reference, fingerprint });
+    await endOrderStores({ runtime }, { business_id, reference, fingerprint });
     ended++;
   }
   return ended;

@@ -56,8 +56,11 @@ export interface ShoppingOrderLive {
 }
 
 export type BookDeps =
-  & Pick<Deps, "runtime" | "clock" | "name">
+  & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
   & Pick<CompleteDeps, "offers" | "numbers">;
+
+/** What an order's asks need: the runtime, and the request they are made for (if any). */
+type AskDeps = Pick<Deps, "runtime" | "requestId">;
 
 /** Books a shopping order, or answers the order a repeat of the same body made (`replayed`). */
 export async function createShoppingOrder(
@@ -78,26 +81,28 @@ export async function createShoppingOrder(
     () => crypto.randomUUID(),
   );
   const fingerprint = fingerprintOf(input.body);
-  const order = await claim(deps.runtime, { business, reference, fingerprint, draft });
+  const order = await claim(deps, { business, reference, fingerprint, draft });
   // A repeat that found the order still booking may find its trip booked by the first request
   // meanwhile: it replays that booking too (spec: shopping 4: a repeat replays).
   let replayed = order.phase === "booked";
   if (!replayed) {
-    await openStores(deps.runtime, order, draft);
+    await openStores(deps, order, draft);
     replayed = await bookOrderTrip(deps, order, input, draft);
   }
   const booked = orRefuse(
-    await deps.runtime.ask(shoppingOrderActor, business, reference, { kind: "booked" }),
+    await deps.runtime.ask(shoppingOrderActor, business, reference, { kind: "booked" }, {
+      requestId: deps.requestId,
+    }),
   );
   return { live: await liveOf(deps.runtime, booked!), replayed };
 }
 
 async function claim(
-  runtime: ActorRuntime,
+  deps: AskDeps,
   o: { business: string; reference: string; fingerprint: string; draft: ShoppingOrderDraft },
 ): Promise<ShoppingOrder> {
   const { stores, ...header } = o.draft;
-  const r = await runtime.ask(shoppingOrderActor, o.business, o.reference, {
+  const r = await deps.runtime.ask(shoppingOrderActor, o.business, o.reference, {
     kind: "claim",
     order: {
       ...header,
@@ -106,9 +111,9 @@ async function claim(
       fingerprint: o.fingerprint,
     },
     stores: stores.map(({ items, ...s }) => ({ ...s, lines: items.length })),
-  });
+  }, { requestId: deps.requestId });
   if (!r.ok && r.code === "index_taken") {
-    const held = await runtime.lookup(
+    const held = await deps.runtime.lookup(
       EXTERNAL_ORDER_INDEX,
       externalOrderKey(o.business, o.draft.external_order_id),
     );
@@ -132,17 +137,17 @@ async function claim(
   return order;
 }
 
-async function openStores(runtime: ActorRuntime, order: ShoppingOrder, draft: ShoppingOrderDraft) {
+async function openStores(deps: AskDeps, order: ShoppingOrder, draft: ShoppingOrderDraft) {
   await Promise.all(order.stores.map(async (s, n) =>
     orRefuse(
-      await runtime.ask(shoppingStoreActor, order.business_id, s.store_id, {
+      await deps.runtime.ask(shoppingStoreActor, order.business_id, s.store_id, {
         kind: "open",
         order_reference: order.reference,
         business_id: order.business_id,
         store_id: s.store_id,
         substitution_preference: order.substitution_preference,
         store: draft.stores[n]!,
-      }),
+      }, { requestId: deps.requestId }),
     )
   ));
 }
@@ -187,7 +192,7 @@ async function bookOrderTrip(
     });
     return replayed;
   } catch (e) {
-    if (e instanceof Refused) await releaseUnbooked(deps.runtime, order);
+    if (e instanceof Refused) await releaseUnbooked(deps, order);
     throw e;
   }
 }
@@ -217,9 +222,9 @@ function markedTexts(r: ShoppingOrderRequest): MarkedText[] {
  * the trip (another request of the same body is booking it, or booked it). A trip free, or held
  * by a booking of other details, means this order got no trip: its id must not stay taken.
  */
-async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Promise<void> {
+async function releaseUnbooked(deps: AskDeps, order: ShoppingOrder): Promise<void> {
   const trip = orRefuse(
-    await runtime.read(tripActor, order.business_id, order.reference, { kind: "claim_state" }),
+    await deps.runtime.read(tripActor, order.business_id, order.reference, { kind: "claim_state" }),
   );
   const holder = trip.phase === "booking"
     ? trip.claim.fingerprint
@@ -227,13 +232,13 @@ async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Pro
     ? trip.fingerprint
     : null;
   if (holder === order.fingerprint) return;
-  const released = await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
+  const released = await deps.runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
     kind: "release",
     claim_id: order.claim_id,
-  });
+  }, { requestId: deps.requestId });
   // Best effort: the refusal answered is the booking's; a store left is never read again.
   if (released.ok && released.reply?.claim_id !== order.claim_id) {
-    await Promise.allSettled(order.stores.map((s) => discardStore(runtime, order, s.store_id)));
+    await Promise.allSettled(order.stores.map((s) => discardStore(deps, order, s.store_id)));
   }
 }
 
@@ -241,9 +246,11 @@ async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Pro
  * spec: shopping 7 "nothing is booked": the stores a released claim opened keep no lines (the
  * store drops them only if never worked on).
  */
-async function discardStore(runtime: ActorRuntime, order: ShoppingOrder, storeId: string) {
+async function discardStore(deps: AskDeps, order: ShoppingOrder, storeId: string) {
   orRefuse(
-    await runtime.ask(shoppingStoreActor, order.business_id, storeId, { kind: "discard" }),
+    await deps.runtime.ask(shoppingStoreActor, order.business_id, storeId, { kind: "discard" }, {
+      requestId: deps.requestId,
+    }),
   );
 }
 
@@ -252,17 +259,14 @@ async function discardStore(runtime: ActorRuntime, order: ShoppingOrder, storeId
  * (same fingerprint): its shopper can work it and the merchant read it, whether or not the request
  * lived to mark it. A trip booked outside an order (no order, or another claim's) changes nothing.
  */
-export async function orderTripBooked(
-  runtime: ActorRuntime,
-  item: ShopTripBookedItem,
-): Promise<void> {
+export async function orderTripBooked(deps: AskDeps, item: ShopTripBookedItem): Promise<void> {
   // No order claimed this reference: nothing to complete. Anything else (a busy order) is thrown,
   // so the item is handed over again.
   foundOrNull(
-    await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
+    await deps.runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
       kind: "booked",
       fingerprint: item.fingerprint,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 
@@ -300,7 +304,7 @@ export async function sweepStalledOrder(
   // Released (a trip claim let through meanwhile keeps it): its stores are no order's. As for a
   // refused booking, a store left by a failure here is never read again.
   if (after?.claim_id !== order.claim_id) {
-    for (const s of order.stores) await discardStore(runtime, order, s.store_id);
+    for (const s of order.stores) await discardStore({ runtime }, order, s.store_id);
   }
 }
 

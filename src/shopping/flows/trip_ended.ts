@@ -9,23 +9,31 @@
 import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { ShopTripEndedItem } from "../../business/rules/booking.ts";
+import type { Deps } from "../../environment.ts";
 import { foundOrNull, orRefuse } from "../../runtime/actor.ts";
-import type { ActorRuntime } from "../../runtime/runtime.ts";
 
-/** Ends the unfinished stores of the order the cancelled trip `item` booked. */
-export async function endOrderStores(runtime: ActorRuntime, item: ShopTripEndedItem) {
+/**
+ * Ends the unfinished stores of the order the cancelled trip `item` booked, for the request that
+ * cancelled it (`deps.requestId`), if any.
+ */
+export async function endOrderStores(
+  deps: Pick<Deps, "runtime" | "requestId">,
+  item: ShopTripEndedItem,
+) {
+  const options = { requestId: deps.requestId };
   // The order is marked booked from the trip's creation (orderTripBooked); this may come first.
   const order: ShoppingOrder | null = foundOrNull(
-    await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
+    await deps.runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
       kind: "booked",
       fingerprint: item.fingerprint,
-    }),
+    }, options),
   );
   // No order booked this trip (none claimed it, or another booking's claim holds the id).
   if (order?.phase !== "booked" || order.fingerprint !== item.fingerprint) return;
+  const ended = { kind: "trip_ended" } as const;
   for (const s of order.stores) {
     orRefuse(
-      await runtime.ask(shoppingStoreActor, order.business_id, s.store_id, { kind: "trip_ended" }),
+      await deps.runtime.ask(shoppingStoreActor, order.business_id, s.store_id, ended, options),
     );
   }
 }

@@ -92,7 +92,7 @@ export class ShoppingEvents {
     const trip = item.payload as ShopTripBookedItem;
     const log = { tenant_id: item.tenant, order_reference: trip.reference };
     if (!this.#own(item, trip.business_id, "shop_trip_dropped", log)) return;
-    await orderTripBooked(this.#deps.runtime, trip);
+    await orderTripBooked(this.#depsOf(item), trip);
   }
 
   async #onStalled(item: OutboxItem): Promise<void> {
@@ -106,7 +106,7 @@ export class ShoppingEvents {
     const trip = item.payload as ShopTripEndedItem;
     const log = { tenant_id: item.tenant, order_reference: trip.reference };
     if (!this.#own(item, trip.business_id, "shop_trip_ended_dropped", log)) return;
-    await endOrderStores(this.#deps.runtime, trip);
+    await endOrderStores(this.#depsOf(item), trip);
   }
 
   async #onBasket(item: OutboxItem): Promise<void> {
