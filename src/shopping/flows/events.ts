@@ -55,7 +55,7 @@ export async function handleShoppingItem(deps: EventDeps, item: ShoppingEventIte
     await deps.runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
       kind: "record_store",
       store,
-    }),
+    }, { requestId: deps.requestId }),
   )!;
   const sending = await sendsNow(deps, order.business_id);
   if (sending) await storeCollected(deps, { order, store, event_id: item.event_id, sending });
@@ -219,7 +219,11 @@ async function settle(deps: EventDeps, order: ShoppingOrder) {
         limit_minor: Number.MAX_SAFE_INTEGER,
         // spec: business 6 wallet.low_balance: the goods are a debit as a trip's charge is.
         low_balance: await lowBalanceWatchOf(deps.runtime, order.business_id, order.currency),
-      }, { idempotencyKey: `shopping_goods:${order.reference}`, permanent: true }),
+      }, {
+        idempotencyKey: `shopping_goods:${order.reference}`,
+        permanent: true,
+        requestId: deps.requestId,
+      }),
     );
     transactionId = debited.transaction?.id ?? null;
   }
@@ -227,7 +231,7 @@ async function settle(deps: EventDeps, order: ShoppingOrder) {
     await deps.runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
       kind: "record_settlement",
       transaction_id: transactionId,
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 
