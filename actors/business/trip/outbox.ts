@@ -37,6 +37,7 @@ import {
 } from "../../../src/business/rules/sandbox_steps.ts";
 import { CHAT_CLOSE_OUTBOX, type ChatCloseItem } from "../../../src/business/rules/chat.ts";
 import { trackingLinkStatus } from "./tracking_link.ts";
+import { cancellerOf } from "../../../src/business/rules/trip_status.ts";
 import type { Trip, TripState } from "./types.ts";
 import type { TripEvent } from "./events.ts";
 
@@ -309,7 +310,7 @@ function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
       const refund: RefundItem = { business_id: t.business_id, reference: t.reference };
       return [
         webhook(t, "trip.cancelled", e.at, {
-          cancelled_by: e.by,
+          cancelled_by: cancellerOf(e.by),
           reason: e.reason,
           // spec: business 3.1, 6: owed in this commit, credited by its outbox later (the wallet
           // may fail meanwhile): pending until the credit commits, reported then (below).
@@ -326,7 +327,7 @@ function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
       // cancellation is reported again, refunded, under an id of its own (the trip is cancelled
       // once: its second occurrence is this report).
       return [webhook(t, "trip.cancelled", e.at ?? t.cancelled_at ?? t.created_at, {
-        cancelled_by: t.cancelled_by,
+        cancelled_by: t.cancelled_by === null ? null : cancellerOf(t.cancelled_by),
         reason: t.cancel_reason,
         refund_status: "refunded",
         refund_amount: decimal(e.refund.amount_minor, e.refund.currency),

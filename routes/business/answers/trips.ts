@@ -3,7 +3,11 @@
  * and resolved vehicle fields, amounts as decimals in the zone's currency, times in UTC.
  */
 import type { Context } from "hono";
-import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
+import {
+  cancellerOf,
+  TRIP_STATUS_FLAGS,
+  TRIP_STATUSES,
+} from "../../../src/business/rules/trip_status.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
@@ -71,7 +75,9 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   delivery_outcome: orNull(z.enum(["delivered", "returned"])),
   created_at: z.string(),
   cancelled_at: orNull(z.string()),
-  cancelled_by: orNull(z.string()),
+  cancelled_by: orNull(z.enum(["business", "driver", "system"])).openapi({
+    description: "business (its own cancel), driver, or system (no driver answered)",
+  }),
   cancel_reason: orNull(z.string()),
   refund_status: z.enum(["not_charged", "charged", "pending", "refunded"]).openapi({
     description: "pending: cancelled, its charge not credited back yet (trip.cancelled is sent " +
@@ -164,7 +170,7 @@ export function tripView(
     delivery_outcome: t.delivery_outcome,
     created_at: iso(t.created_at),
     cancelled_at: when(t.cancelled_at),
-    cancelled_by: t.cancelled_by,
+    cancelled_by: t.cancelled_by === null ? null : cancellerOf(t.cancelled_by),
     cancel_reason: t.cancel_reason,
     // spec: business 3.1, 6: refunded once the wallet credited it, pending until then.
     refund_status: t.refund

@@ -40,3 +40,15 @@ export const TRIP_STATUS_FLAGS: Readonly<Record<TripStatus, StatusFlags>> = {
 export function isAccepted(s: TripStatus): boolean {
   return s === "accepted" || s === "enroute";
 }
+
+/** Who cancelled a trip, as the business is told (trip.cancelled, the trip's reads). */
+export type Canceller = "business" | "driver" | "system";
+
+/**
+ * spec: business 3.1, 6 trip.cancelled `cancelled_by`: `driver`, `system` (no driver answered)
+ * or `business` (its own request, whichever key or person sent it). The credential that asked
+ * stays in the trip's event log; a key's or a person's id is not the business's webhook's.
+ */
+export function cancellerOf(by: string): Canceller {
+  return by === "driver" || by === "system" ? by : "business";
+}

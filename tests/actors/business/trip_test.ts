@@ -194,11 +194,13 @@ Deno.test("trip: a pick-up that read the shopping basket finished is ready now, 
 Deno.test("trip: cancel before collection owes the refund once; again answers already_cancelled", () => {
   const h = booked();
   h.must({ kind: "accept", driver: DRIVER });
-  const c = h.must({ kind: "cancel", by: "api_key", reason: "customer changed mind" });
+  const c = h.must({ kind: "cancel", by: "partner_key:pk_1", reason: "customer changed mind" });
   assert.deepEqual(webhooks(h, c.events), ["trip.cancelled"]);
   const adds = tripActor.outbox!(c.events[0]!, h.state);
   const cancelled = adds.find((a) => a.outbox === BUSINESS_WEBHOOK_OUTBOX)!.payload as any;
-  assert.equal(cancelled.data.cancelled_by, "api_key");
+  // The business is told it cancelled, not which of its keys did (kept in the event log).
+  assert.equal(cancelled.data.cancelled_by, "business");
+  assert.equal((c.events[0] as { by?: string }).by, "partner_key:pk_1");
   // spec: business 3.1, 6: owed, not credited yet: the wallet's credit follows the commit.
   assert.equal(cancelled.data.refund_status, "pending");
   assert.equal(cancelled.external_reference, "ORD-1");
@@ -211,7 +213,7 @@ Deno.test("trip: cancel before collection owes the refund once; again answers al
   assert.deepEqual(webhooks(h, refunded.events), ["trip.cancelled"]);
   const report = tripActor.outbox!(refunded.events[0]!, h.state)[0]!.payload as any;
   assert.equal(report.data.refund_status, "refunded");
-  assert.equal(report.data.cancelled_by, "api_key");
+  assert.equal(report.data.cancelled_by, "business");
   assert.equal(report.data.reason, "customer changed mind");
   assert.notEqual(report.event_id, cancelled.event_id);
   assert.deepEqual(h.must({ kind: "refunded", refund: CHARGE }).events, []);

@@ -19,6 +19,7 @@ Deno.test("sandbox readiness: each trip webhook is the step it shows; others are
     ["trip.delivery_failed", { reason: "nobody home" }, "delivery_failed"],
     ["trip.age_verification_failed", { age_verification_outcome: "refused" }, "id_refused"],
     ["trip.cancelled", { cancelled_by: "driver" }, "driver_cancelled"],
+    ["trip.cancelled", { cancelled_by: "business" }, "own_cancelled"],
     ["trip.cancelled", { cancelled_by: "api_key" }, "own_cancelled"],
     ["trip.cancelled", { cancelled_by: "staff:st_1" }, "own_cancelled"],
     ["trip.cancelled", { cancelled_by: "system" }, null],

@@ -71,7 +71,7 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       for (const x of bodies) assert.equal(x.data.tracking_url, trip.tracking_url, x.event);
       assert.equal(cancel.data.reference, trip.reference);
       assert.equal(cancel.data.reason, "customer changed their mind");
-      assert.equal(cancel.data.cancelled_by, "api_key", "the principal that cancelled");
+      assert.equal(cancel.data.cancelled_by, "business", "the business cancelled it");
       assert.equal(Number(cancel.data.refund_amount), trip.billing_amount);
       assert.equal(refunded.data.refund_status, "refunded");
       assert.equal(Number(refunded.data.refund_amount), trip.billing_amount);
