@@ -275,7 +275,11 @@ function tripRoutes(api: Api): void {
     security,
     middleware: deliveries,
     params: TripId,
-    body: z.object({ reason: z.string().trim().max(500).optional() }).optional(),
+    body: z.object({
+      reason: z.string().trim().max(500).optional().openapi({
+        description: "Why; empty or only spaces is no reason (null)",
+      }),
+    }).optional(),
     response: TripAnswer,
     refusals: {
       not_cancellable: "the trip was collected (active) or has completed",
@@ -286,7 +290,8 @@ function tripRoutes(api: Api): void {
     const r = await askTrip(env, tenant, params.id, {
       kind: "cancel",
       by,
-      reason: body?.reason ?? null,
+      // An empty reason is none: kept and sent as null, not "".
+      reason: body?.reason || null,
     }).catch(withRetryAfter);
     return ok(c, tripView(c, r.trip, r.already_cancelled ? { already_cancelled: true } : {}));
   });

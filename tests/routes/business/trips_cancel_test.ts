@@ -45,6 +45,14 @@ Deno.test("trips: cancel before collection refunds once; again already_cancelled
 
     const second = await book(t, b.api_key, { ...PARCEL, handover_required: true });
     const ref2 = second.body.data.reference;
+    // A reason of only spaces is none: null, never "".
+    const blank = await book(t, b.api_key, PARCEL);
+    const noReason = await t.call("POST", `/business/trips/${blank.body.data.reference}/cancel`, {
+      key: b.api_key,
+      body: { reason: "   " },
+    });
+    assert.equal(noReason.status, 200, JSON.stringify(noReason.body));
+    assert.equal(noReason.body.data.cancel_reason, null);
     const driver = {
       id: "pdr_1",
       name: "Neo",
