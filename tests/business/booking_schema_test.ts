@@ -43,3 +43,18 @@ Deno.test("BookRequest: scheduled_at's format is the schema's; a well-formed pas
   assert.equal(BookRequest.safeParse({ ...base, scheduled_at: "2000-01-01T10:00" }).success, true);
   for (const body of ["x", null, [1]]) assert.deepEqual(pathsOf(body), [""]);
 });
+
+Deno.test("BookRequest: each term of the bulky-goods block sent is refused, named, not dropped", () => {
+  const base = { type: "parcel", pickup_address: "Main Mall", dest_address: "Plot 9" };
+  assert.deepEqual(
+    pathsOf({
+      ...base,
+      needs: { body: "closed" },
+      service_level: "room_of_choice",
+      access: { floor: 3, lift: false },
+      delivery_window: { from: "10:00", to: "12:00" },
+    }),
+    ["access", "delivery_window", "needs", "service_level"],
+  );
+  assert.equal(BookRequest.safeParse({ ...base, goods: [] }).success, true);
+});
