@@ -15,7 +15,7 @@ import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
-import { RouteFields, Text } from "../../src/business/booking_schema.ts";
+import { EXAMPLE_ROUTE, RouteFields, Text } from "../../src/business/booking_schema.ts";
 import { TEST_FLAGS, wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
@@ -71,12 +71,7 @@ const SubscriptionRequest = z.object({
   example: {
     days_of_week: [2, 4],
     pickup_time: "09:30",
-    pickup_address: "Main Mall, Gaborone",
-    pickup_lat: -24.6545,
-    pickup_lng: 25.9086,
-    dest_address: "Plot 9, Block 8, Gaborone",
-    dest_lat: -24.6019,
-    dest_lng: 25.935,
+    ...EXAMPLE_ROUTE,
     parcel_size: "small",
     external_reference: "WEEKLY-1",
   },

@@ -17,6 +17,15 @@ export const Latitude = z.number().min(-90).max(90).openapi({ example: -24.6545 
 export const Longitude = z.number().min(-180).max(180).openapi({ example: 25.9086 });
 export const DestLatitude = Latitude.openapi({ example: -24.6019 });
 export const DestLongitude = Longitude.openapi({ example: 25.935 });
+/** A route the examples of the documents (and the Postman collection) book: a served zone's. */
+export const EXAMPLE_ROUTE = {
+  pickup_address: "Main Mall, Gaborone",
+  pickup_lat: -24.6545,
+  pickup_lng: 25.9086,
+  dest_address: "Plot 9, Block 8, Gaborone",
+  dest_lat: -24.6019,
+  dest_lng: 25.935,
+} as const;
 /** A pickup and a destination with their coordinates, as batches, orders and subscriptions take. */
 export const RouteFields = {
   pickup_address: Text(300),
@@ -192,12 +201,7 @@ export const BookRequest = z.object({
     type: "parcel",
     passenger_name: "Neo Kgosi",
     passenger_phone: "+26771234567",
-    pickup_address: "Main Mall, Gaborone",
-    pickup_lat: -24.6545,
-    pickup_lng: 25.9086,
-    dest_address: "Plot 9, Block 8, Gaborone",
-    dest_lat: -24.6019,
-    dest_lng: 25.935,
+    ...EXAMPLE_ROUTE,
     parcel_size: "small",
     external_reference: "ORDER-1001",
     note: "Ring at the gate",

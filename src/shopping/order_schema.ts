@@ -4,7 +4,7 @@
  * rules/order.ts's, checked before anything is booked.
  */
 import { z } from "../http/route.ts";
-import { RouteFields, Text } from "../business/booking_schema.ts";
+import { EXAMPLE_ROUTE, RouteFields, Text } from "../business/booking_schema.ts";
 import { Phone, TEST_FLAGS } from "../http/schemas.ts";
 import {
   SHOPPING_AMOUNT_MAX,
@@ -113,12 +113,7 @@ export const ShoppingOrderRequest = z.object({
 }).openapi("ShoppingOrderRequest", {
   // One order as a merchant sends it (the sampled one names a scheduled_at that is no time).
   example: {
-    pickup_address: "Main Mall, Gaborone",
-    pickup_lat: -24.6545,
-    pickup_lng: 25.9086,
-    dest_address: "Plot 9, Block 8, Gaborone",
-    dest_lat: -24.6019,
-    dest_lng: 25.935,
+    ...EXAMPLE_ROUTE,
     recipient_first_names: "Neo",
     recipient_surname: "Kgosi",
     recipient_phone: "+26771234567",

@@ -186,6 +186,22 @@ export async function topUp(
   assert.equal(r.status, 201, JSON.stringify(r.body));
 }
 
+/** A new courier's client holding 500.00 BWP, its webhook sent to `url` (courier 6.2). */
+export async function hookedClient(
+  t: Caller,
+  url: string,
+): Promise<{ courier: Courier; client: Client }> {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "500.00");
+  const hook = await t.call("POST", "/client/webhook", {
+    headers: clientKey(client),
+    body: { url },
+  });
+  assert.equal(hook.status, 201, JSON.stringify(hook.body));
+  return { courier, client };
+}
+
 /** A domestic 2.5 kg parcel: express 50 + 15 transport... see the booking tests for figures. */
 export const DOMESTIC = {
   sender_name: "Molapo Pharmacy",

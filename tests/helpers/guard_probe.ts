@@ -6,6 +6,7 @@ import type { TestEnv } from "./test_env.ts";
 import { OPERATOR_TOKEN } from "./test_env.ts";
 import type { Tenant } from "./guard_world.ts";
 import { type JsonSchema, nameOf, type Operation } from "./openapi_ops.ts";
+import { urlOf } from "./guard_params.ts";
 
 /** The tenant's own credential for the operation: the one its guard lets in. */
 export async function credentialOf(t: TestEnv, op: Operation, a: Tenant, url: string) {
@@ -68,4 +69,42 @@ export async function pooled<T>(
   await Promise.all(Array.from({ length: width }, async () => {
     while (next < items.length) await work(items[next++]!);
   }));
+}
+
+type Answer = Awaited<ReturnType<typeof send>>;
+
+/**
+ * Sends each operation its bad requests (`probesOf`, named) as tenant `a`, `width` operations
+ * at a time; answers how many were sent and each answer that was not a refusal in the error
+ * shape, named by its operation and probe.
+ */
+export async function unrefused<P>(
+  t: TestEnv,
+  a: Tenant,
+  ops: readonly Operation[],
+  o: {
+    readonly width: number;
+    readonly probesOf: (op: Operation) => [string, P][];
+    readonly sendOne: (
+      op: Operation,
+      url: string,
+      headers: Record<string, string>,
+      probe: P,
+    ) => Promise<Answer>;
+  },
+): Promise<{ failures: string[]; sent: number }> {
+  const failures: string[] = [];
+  let sent = 0;
+  await pooled(ops, o.width, async (op) => {
+    const { url } = urlOf(op, a.ids);
+    const headers = await credentialOf(t, op, a, url);
+    for (const [what, probe] of o.probesOf(op)) {
+      const r = await o.sendOne(op, url, headers, probe);
+      sent++;
+      if (!refusedInShape(r)) {
+        failures.push(`${nameOf(op)}, ${what}: ${r.status} ${r.text.slice(0, 300)}`);
+      }
+    }
+  });
+  return { failures, sent };
 }

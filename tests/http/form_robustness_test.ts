@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { openTestEnv } from "../helpers/test_env.ts";
 import { digest, newTenant } from "../helpers/guard_world.ts";
-import { credentialOf, pooled, refusedInShape, send } from "../helpers/guard_probe.ts";
+import { send, unrefused } from "../helpers/guard_probe.ts";
 import {
   type JsonSchema,
   nameOf,
@@ -18,7 +18,6 @@ import {
   operations,
   sampleBody,
 } from "../helpers/openapi_ops.ts";
-import { urlOf } from "../helpers/guard_params.ts";
 
 type Probe = { form: FormData } | { text: string; type: string };
 
@@ -82,18 +81,13 @@ Deno.test("guards: every operation that takes a form refuses bad forms with a 4x
     const ops = operations(await openApiDocument(t)).filter((op) => op.form !== null);
     assert.ok(ops.length >= 8, `operations with a form: ${ops.map(nameOf).join(", ")}`);
     const before = await digest(t, a);
-    const failures: string[] = [];
-    await pooled(ops, 4, async (op) => {
-      const { url } = urlOf(op, a.ids);
-      const headers = await credentialOf(t, op, a, url);
-      for (const [what, probe] of badForms(op)) {
-        const r = "form" in probe
-          ? await send(t, op, url, headers, probe.form, null)
-          : await send(t, op, url, headers, probe.text, probe.type);
-        if (!refusedInShape(r)) {
-          failures.push(`${nameOf(op)}, ${what}: ${r.status} ${r.text.slice(0, 300)}`);
-        }
-      }
+    const { failures } = await unrefused(t, a, ops, {
+      width: 4,
+      probesOf: badForms,
+      sendOne: (op, url, headers, probe: Probe) =>
+        "form" in probe
+          ? send(t, op, url, headers, probe.form, null)
+          : send(t, op, url, headers, probe.text, probe.type),
     });
     assert.deepEqual(failures, [], "bad forms not refused in the error shape");
     assert.equal(await digest(t, a), before, "a bad form changed what the tenant sees");

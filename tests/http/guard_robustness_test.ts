@@ -8,16 +8,14 @@
 import assert from "node:assert/strict";
 import { openTestEnv } from "../helpers/test_env.ts";
 import { digest, newTenant } from "../helpers/guard_world.ts";
-import { credentialOf, pooled, send } from "../helpers/guard_probe.ts";
+import { send, unrefused } from "../helpers/guard_probe.ts";
 import {
   type JsonSchema,
-  nameOf,
   openApiDocument,
   type Operation,
   operations,
   sampleBody,
 } from "../helpers/openapi_ops.ts";
-import { urlOf } from "../helpers/guard_params.ts";
 
 const DEPTH = 10_000;
 /** Past every request cap (limits.ts REQUEST_BODY_BYTES_MAX). */
@@ -146,20 +144,10 @@ Deno.test("guards: every operation with a JSON body refuses bad bodies with a 4x
     const ops = operations(await openApiDocument(t)).filter((op) => op.body !== null);
     assert.ok(ops.length >= 60, `operations with a JSON body: ${ops.length}`);
     const before = await digest(t, a);
-    const failures: string[] = [];
-    let sent = 0;
-    await pooled(ops, 8, async (op) => {
-      const { url } = urlOf(op, a.ids);
-      const headers = await credentialOf(t, op, a, url);
-      for (const [what, body] of badBodies(op)) {
-        const r = await send(t, op, url, headers, body);
-        sent++;
-        const shaped = r.json?.success === false && typeof r.json.code === "string" &&
-          typeof r.json.message === "string";
-        if (r.status < 400 || r.status >= 500 || !shaped) {
-          failures.push(`${nameOf(op)}, ${what}: ${r.status} ${r.text.slice(0, 300)}`);
-        }
-      }
+    const { failures, sent } = await unrefused(t, a, ops, {
+      width: 8,
+      probesOf: badBodies,
+      sendOne: (op, url, headers, body: string) => send(t, op, url, headers, body),
     });
     assert.deepEqual(failures, [], "bad bodies not refused in the error shape");
     assert.ok(sent > ops.length * 6, `bad bodies sent: ${sent}`);

@@ -4,7 +4,7 @@
  * and a body its schema accepts.
  */
 import assert from "node:assert/strict";
-import { clientKey, DOMESTIC, newClient, newCourier, topUp } from "../helpers/courier.ts";
+import { clientKey, DOMESTIC, hookedClient } from "../helpers/courier.ts";
 import { type Doc, schemaChecker } from "../helpers/openapi_schemas.ts";
 import { type Delivery, startReceiver, until } from "../helpers/receiver.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
@@ -46,14 +46,7 @@ Deno.test("openapi webhooks: the four streams, each delivery's headers and body 
       await until(t, () => receiver.deliveries.length >= 1, "the business webhook");
       conforms(doc, "businessEvent", receiver.deliveries[0]!);
 
-      const courier = await newCourier(t);
-      const client = await newClient(t, courier);
-      await topUp(t, courier, client, "500.00");
-      const hook = await t.call("POST", "/client/webhook", {
-        headers: clientKey(client),
-        body: { url: receiver.url },
-      });
-      assert.equal(hook.status, 201);
+      const { client } = await hookedClient(t, receiver.url);
       const booked = await t.call("POST", "/client/shipments", {
         headers: clientKey(client),
         body: { ...DOMESTIC, service_level: "express", dangerous_goods_confirmed: false },

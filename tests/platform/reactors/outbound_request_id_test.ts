@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clientKey, DOMESTIC, newClient, newCourier, topUp } from "../../helpers/courier.ts";
+import { clientKey, DOMESTIC, hookedClient } from "../../helpers/courier.ts";
 import { logLines } from "../../helpers/log_lines.ts";
 import { startReceiver, until } from "../../helpers/receiver.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -10,14 +10,7 @@ Deno.test("outbound log: a booking's webhook attempt names the booking request's
   const log = logLines();
   try {
     await withTestEnv(async (t) => {
-      const courier = await newCourier(t);
-      const client = await newClient(t, courier);
-      await topUp(t, courier, client, "500.00");
-      const hook = await t.call("POST", "/client/webhook", {
-        headers: clientKey(client),
-        body: { url: receiver.url },
-      });
-      assert.equal(hook.status, 201);
+      const { client } = await hookedClient(t, receiver.url);
       const prices = await t.call("POST", "/client/prices", {
         headers: { ...clientKey(client), "X-Request-Id": "prices-1" },
         body: DOMESTIC,
@@ -60,14 +53,7 @@ Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Req
   const log = logLines();
   try {
     await withTestEnv(async (t) => {
-      const courier = await newCourier(t);
-      const client = await newClient(t, courier);
-      await topUp(t, courier, client, "500.00");
-      const hook = await t.call("POST", "/client/webhook", {
-        headers: clientKey(client),
-        body: { url: receiver.url },
-      });
-      assert.equal(hook.status, 201);
+      const { courier, client } = await hookedClient(t, receiver.url);
       // Booked without an X-Request-Id: its webhook names the id the service gave the request.
       const booked = await t.call("POST", "/client/shipments", {
         headers: clientKey(client),

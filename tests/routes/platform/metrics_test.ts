@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { raiseAlert } from "../../../src/courier/flows/alerts.ts";
-import {
-  bookShipment,
-  clientKey,
-  type Courier,
-  newClient,
-  newCourier,
-  topUp,
-} from "../../helpers/courier.ts";
+import { bookShipment, type Courier, hookedClient, newCourier } from "../../helpers/courier.ts";
 import { logLines } from "../../helpers/log_lines.ts";
 import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
 import { OPERATOR_TOKEN, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -31,14 +24,7 @@ function sample(text: string, series: string): number | null {
 
 /** A booking by a client whose webhook is `receiver`, its `shipment.booked` event delivered. */
 async function bookedAndDelivered(t: TestEnv, receiver: Receiver): Promise<Courier> {
-  const courier = await newCourier(t);
-  const client = await newClient(t, courier);
-  await topUp(t, courier, client, "500.00");
-  const hook = await t.call("POST", "/client/webhook", {
-    headers: clientKey(client),
-    body: { url: receiver.url },
-  });
-  assert.equal(hook.status, 201);
+  const { courier, client } = await hookedClient(t, receiver.url);
   await bookShipment(t, client);
   // The event is made by a reactor after the commit (settle() waits for projections, not for
   // reactors), then sent by its outbox's handler: on a loaded machine that chain outlasted a
