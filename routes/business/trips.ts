@@ -19,7 +19,7 @@ import { retryAfter, validationFailed } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
-import { wholeNumber } from "../../src/http/schemas.ts";
+import { PlainText, wholeNumber } from "../../src/http/schemas.ts";
 import { tripPage } from "../../src/business/queries/trips.ts";
 import { tripsCsvStream } from "../../src/business/queries/trips_export.ts";
 import { TRIP_STATUSES } from "../../src/business/rules/trip_status.ts";
@@ -119,7 +119,8 @@ const TripsQuery = z.object({
   reference: z.string().trim().min(1).max(80).optional().openapi({
     description: "The trip's reference or your external_reference, exactly",
   }),
-  search: z.string().trim().min(1).max(100).optional().openapi({
+  // No control characters: one (the search text's field separator) matched every trip.
+  search: PlainText(100).min(1).optional().openapi({
     description: "Part of the reference, passenger, an address or the external_reference",
   }),
   test: z.enum(["0", "1"]).optional(),

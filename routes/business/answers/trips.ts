@@ -74,6 +74,10 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   returning: z.boolean(),
   delivery_outcome: orNull(z.enum(["delivered", "returned"])),
   created_at: z.string(),
+  accepted_at: orNull(z.string()).openapi({ description: "When a driver accepted it" }),
+  completed_at: orNull(z.string()).openapi({
+    description: "When it completed (delivered, or returned); the export's column too",
+  }),
   cancelled_at: orNull(z.string()),
   cancelled_by: orNull(z.enum(["business", "driver", "system"])).openapi({
     description: "business (its own cancel), driver, or system (no driver answered)",
@@ -169,6 +173,8 @@ export function tripView(
     returning: t.returning,
     delivery_outcome: t.delivery_outcome,
     created_at: iso(t.created_at),
+    accepted_at: when(t.accepted_at),
+    completed_at: when(t.completed_at),
     cancelled_at: when(t.cancelled_at),
     cancelled_by: t.cancelled_by === null ? null : cancellerOf(t.cancelled_by),
     cancel_reason: t.cancel_reason,

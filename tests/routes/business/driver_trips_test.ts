@@ -144,6 +144,12 @@ Deno.test("driver trips: a delivery step by step, multipart proof, replays answe
       assert.equal(done.body.data.delivery_outcome, "delivered");
       const again = await deliver(form(full));
       assert.deepEqual(again.body.data, done.body.data);
+      // The business's read says when it was accepted and completed, as the export does.
+      const read = await t.call("GET", `/business/trips/${trip.reference}`, {
+        key: business.api_key,
+      });
+      const at = new Date(t.clock.now()).toISOString();
+      assert.deepEqual([read.body.data.accepted_at, read.body.data.completed_at], [at, at]);
 
       const want = [
         "trip.created",

@@ -36,6 +36,10 @@ Deno.test("trips list: newest first, by reference, search and page; active leave
     assert.deepEqual(byRef.body.data.map((x: { reference: string }) => x.reference), [refs[0]]);
     const search = await t.call("GET", "/business/trips?search=passenger%203", { key: b.api_key });
     assert.deepEqual(search.body.data.map((x: { id: number }) => x.id), [3]);
+    // A control character is refused: the search text's field separator matched every trip.
+    const separator = await t.call("GET", "/business/trips?search=%1F", { key: b.api_key });
+    assert.equal(separator.status, 422);
+    assert.equal(separator.body.errors[0].path, "search");
     const month = new Date(t.clock.now()).toISOString().slice(0, 7);
     const inMonth = await t.call("GET", `/business/trips?month=${month}&test=0`, {
       key: b.api_key,
