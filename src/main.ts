@@ -77,7 +77,8 @@ for (const [name, port] of environments) {
   servers.push(Deno.serve({
     port,
     hostname: config.HOST,
-    onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
+    // On standard error: standard output is the log stream, one JSON object a line.
+    onListen: ({ hostname, port }) => console.error(`${name}: http://${hostname}:${port}/api`),
   }, draining.serve(o.app.fetch, name, o.env)));
 }
 

@@ -48,7 +48,10 @@ const FileClaim = z.object({
   /** As typed, in any case (every waybill route reads it upper-case). */
   waybill: Waybill,
   kind: z.enum(CLAIM_KINDS),
-  amount: Amount,
+  amount: Amount.openapi({
+    description: "Above zero (0 is refused 422 invalid_amount), in the shipment's currency",
+    example: "120.00",
+  }),
   /** The shipment's currency; another is refused. */
   currency: Currency.optional(),
   description: Text(CLAIM_TEXT_CHARS_MAX),

@@ -113,6 +113,9 @@ const ScanBody = z.object({
   note: z.string().max(500).nullable().optional(),
   reason: z.string().max(500).nullable().optional(),
   received_by: Text(120).nullable().optional(),
+}).openapi({
+  // A scan as operations records one (sampled, its pieces and facility are placeholders).
+  example: { event: "collected", holder: "Thabo", note: "Collected at the counter" },
 });
 
 /**

@@ -24,6 +24,8 @@ function trackingError(
   error: string,
   message: string,
 ) {
+  // The request's log line names the refusal, as for every other (request_log.ts).
+  c.set("refusal", error);
   return c.json(envelope(c, { success: false, error, message }), status);
 }
 

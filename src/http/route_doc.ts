@@ -119,7 +119,9 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
     spec.body || spec.upload ? BODY_TOO_LARGE : {},
     spec.body ? UNSUPPORTED_MEDIA_TYPE : {},
     spec.multipart || spec.upload === "file" ? unsupportedBesides("multipart/form-data") : {},
-    spec.upload === "text/csv" ? unsupportedBesides("text/csv or multipart/form-data") : {},
+    spec.upload === "text/csv"
+      ? unsupportedBesides("text/csv, text/plain or multipart/form-data")
+      : {},
     spec.method === "get" ? {} : STORED_TOO_LARGE,
     spec.method === "get" ? {} : PROJECTIONS_BEHIND,
     takesOptionalBody(spec)
@@ -217,7 +219,12 @@ function requestBody(
       body: {
         required: true,
         content: spec.upload === "text/csv"
-          ? { "multipart/form-data": { schema: multipart }, "text/csv": { schema: Binary } }
+          ? {
+            "multipart/form-data": { schema: multipart },
+            "text/csv": { schema: Binary },
+            // Read as text/csv: what a client sending a file as plain text means.
+            "text/plain": { schema: Binary },
+          }
           : { "multipart/form-data": { schema: multipart } },
       },
     };

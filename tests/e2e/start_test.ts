@@ -90,6 +90,10 @@ async function liveAndSandboxApart(options: StartOptions, pglite: string[]) {
       "X-Business-API-Key": liveKey,
     });
     assert.equal(ownLive.status, 200);
+    // Standard output is the log stream: a JSON object a line, the listening notes elsewhere.
+    const lines = server.logs().split("\n").filter((l) => l.trim() !== "");
+    assert.ok(lines.length > 0, "no log line on standard output");
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line);
     assert.equal(ownLive.headers.get("X-Service-Environment"), "live");
     const sandboxOnLive = await call(server.live, "GET", "/business/profile", {
       "X-Business-API-Key": sandboxKey,

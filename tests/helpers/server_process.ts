@@ -24,6 +24,8 @@ export interface Server {
   readonly child: Deno.ChildProcess;
   /** The last of what it wrote (its log and its stderr), for a failure's message. */
   output(): string;
+  /** The last of its standard output alone: the log stream, one JSON object a line. */
+  logs(): string;
   stop(): Promise<void>;
 }
 
@@ -116,7 +118,9 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
   }).spawn();
   // Read as it comes: a pipe nobody reads fills (64 KiB) and blocks the server's next write.
   const tail = new OutputTail();
-  const drained = Promise.all([tail.drain(child.stdout), tail.drain(child.stderr)]);
+  const logs = new OutputTail();
+  const [out, forTail] = child.stdout.tee();
+  const drained = Promise.all([tail.drain(forTail), logs.drain(out), tail.drain(child.stderr)]);
   const live = `http://127.0.0.1:${livePort}`;
   const sandbox = `http://127.0.0.1:${sandboxPort}`;
   const deadline = Date.now() + STARTUP_MS_MAX;
@@ -144,6 +148,7 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
     livePort,
     child,
     output: () => tail.text(),
+    logs: () => logs.text(),
     async stop() {
       try {
         child.kill("SIGTERM");

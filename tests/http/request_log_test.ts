@@ -84,6 +84,13 @@ Deno.test("request log: a refusal is a line of its own, with its code and the re
     const request = log.all().find((l) => l.msg === "request" && l.request_id === "refused-1");
     assert.equal(request?.status, 401);
     assert.equal(request?.route, "/api/business/profile");
+    // A tracking link's refusal, in its own shape ({error}), is a line of its own too.
+    const link = await t.call("GET", "/s/tok123abc", { headers: { "X-Request-Id": "refused-2" } });
+    assert.equal(link.status, 404);
+    const linkRefused = log.all().find((l) =>
+      l.event === "refused" && l.request_id === "refused-2"
+    );
+    assert.equal(linkRefused?.code, "not_found");
   }, { log: log.destination });
 });
 
