@@ -99,7 +99,7 @@ const BusinessEvent = z.object({
     "A trip's events: the trip of Business API 2.2 (reference, tracking_url, status, " +
       "...) and the event's own fields; wallet.low_balance and invoice.issued: their facts",
   ),
-}).openapi("BusinessWebhookEvent");
+}).openapi("BusinessWebhookSent");
 
 const ClientEvent = z.object({
   api_version: z.string(),
@@ -119,7 +119,7 @@ const ClientEvent = z.object({
       description: "shipment.estimate_changed only: the new estimate (YYYY-MM-DD)",
     }),
   }),
-}).openapi("ClientWebhookEvent");
+}).openapi("ClientWebhookSent");
 
 const BillingEvent = z.object({
   api_version: z.string(),
@@ -130,7 +130,7 @@ const BillingEvent = z.object({
   event_id: z.string().openapi({ description: DELIVERY }),
   occurred_at: Timestamp,
   client: Data("The billed client: id, code, external ids"),
-}).loose().openapi("BillingEvent", {
+}).loose().openapi("BillingEventSent", {
   description: "A charge event carries `entry` (the ledger entry) and `shipment`; a completion " +
     "event the shipment and its adjustments (courier 2.7)",
 });
@@ -138,7 +138,7 @@ const BillingEvent = z.object({
 const ShoppingEvent = z.object({
   event: z.enum([STORE_COLLECTED, DECISION_REQUIRED, BASKET_COLLECTED]),
   event_id: z.string().openapi({ description: DELIVERY }),
-}).loose().openapi("ShoppingEvent", {
+}).loose().openapi("ShoppingEventSent", {
   description: "The event's fields beside its name and id (shopping 2.3, 2.4)",
 });
 
