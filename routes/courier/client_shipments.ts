@@ -80,7 +80,11 @@ const BulkBody = z.object({
   shipments: z.array(z.unknown()).min(1).max(
     BULK_SHIPMENTS_MAX,
     `at most ${BULK_SHIPMENTS_MAX} shipments per call`,
-  ).openapi({ description: "ShipmentRequest rows; each row is checked and booked on its own" }),
+  ).openapi({
+    description: "ShipmentRequest rows; each row is checked and booked on its own",
+    // Checked a row at a time (a bad row is answered in `results`), documented as each is read.
+    items: { $ref: "#/components/schemas/ShipmentRequest" },
+  }),
 }).openapi("BulkShipments");
 
 const WaybillParam = z.object({ waybill: Waybill });

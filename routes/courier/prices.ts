@@ -47,6 +47,7 @@ import {
   bookingView,
   offerView,
   ONE_CALL_BOOKING_DOCS,
+  PARCEL_EXAMPLE,
   PriceRequest,
   PricesAnswer,
   QuoteAnswer,
@@ -272,6 +273,9 @@ export function priceRoutes(api: Api): void {
       service_level: ShipmentRequest.shape.service_level.optional(),
       dangerous_goods_confirmed: ShipmentRequest.shape.dangerous_goods_confirmed,
       idempotency_key: ShipmentRequest.shape.idempotency_key,
+    }).openapi({
+      // The client's id is the courier's own: the example names one in the form ids take.
+      example: { ...PARCEL_EXAMPLE, courier_client_id: "cli_0123456789abcdef" },
     }),
     status: 201,
     ...ONE_CALL_BOOKING_DOCS,

@@ -53,6 +53,17 @@ export async function send(
   return { status: res.status, json, text };
 }
 
+/**
+ * Whether a list's answer refused every row of it (POST /client/shipments/bulk checks each row on
+ * its own and answers each bad one in `results`, courier 4.1): a refusal too, if none booked.
+ */
+export function everyRowRefused(r: { status: number; json: JsonSchema }): boolean {
+  const data = r.json?.data;
+  return r.status === 200 && data?.booked === 0 && Array.isArray(data.results) &&
+    data.results.length > 0 &&
+    data.results.every((x: JsonSchema) => typeof x?.error?.code === "string");
+}
+
 /** Whether an answer is a refusal in the error shape (CONTRACT "Errors"): a 4xx, never a 5xx. */
 export function refusedInShape(r: { status: number; json: JsonSchema }): boolean {
   return r.status >= 400 && r.status < 500 && r.json?.success === false &&
@@ -101,7 +112,7 @@ export async function unrefused<P>(
     for (const [what, probe] of o.probesOf(op)) {
       const r = await o.sendOne(op, url, headers, probe);
       sent++;
-      if (!refusedInShape(r)) {
+      if (!refusedInShape(r) && !everyRowRefused(r)) {
         failures.push(`${nameOf(op)}, ${what}: ${r.status} ${r.text.slice(0, 300)}`);
       }
     }

@@ -40,6 +40,23 @@ export const withRequestRetryAfter = retryAfter(
 const Decimal = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
+/**
+ * A domestic parcel as a client sends one: the examples the documents and the Postman collection
+ * show (sampled, its places were -90, -180 and its texts "string").
+ */
+export const PARCEL_EXAMPLE = {
+  sender_name: "Molapo Pharmacy",
+  sender_address: "Plot 123, Main Mall, Gaborone",
+  recipient_name: "Neo Kgosi",
+  recipient_phone: "+26771234567",
+  recipient_address: "Plot 9, Block 8, Gaborone",
+  parcels: [{ weight_kg: 2.5, length_cm: 30, width_cm: 20, height_cm: 10 }],
+  contents: "Medicines",
+  from_country: "BW",
+  to_country: "BW",
+  client_order_reference: "ORDER-1001",
+};
+
 /** spec: courier 2.1: the price request. */
 export const PriceRequest = z.object({
   sender_name: Text(200).optional(),
@@ -73,7 +90,7 @@ export const PriceRequest = z.object({
     description: "`cheapest`: options by total, lowest first; options of equal total keep the " +
       "catalogue's order (service levels in their creation order), the order without sort",
   }),
-}).openapi("PriceRequest");
+}).openapi("PriceRequest", { example: PARCEL_EXAMPLE });
 
 export type PriceRequestBody = z.infer<typeof PriceRequest>;
 
@@ -82,7 +99,9 @@ export const ShipmentRequest = PriceRequest.extend({
   service_level: z.string().trim().min(1).max(64).openapi({ example: "express" }),
   dangerous_goods_confirmed: z.boolean().default(false),
   idempotency_key: IdempotencyKey.optional(),
-}).openapi("ShipmentRequest");
+}).openapi("ShipmentRequest", {
+  example: { ...PARCEL_EXAMPLE, service_level: "express", dangerous_goods_confirmed: false },
+});
 
 export type ShipmentRequestBody = z.infer<typeof ShipmentRequest>;
 
