@@ -48,7 +48,7 @@ export function sandboxChannelRoutes(api: Api): void {
       "(`replayed`), other details under it 409 external_reference_conflict. The trip's " +
       "webhooks follow as for any booking.",
     tag: "Sandbox",
-    security: "public",
+    security: "channel",
     middleware: [anonymous, channelToken],
     params: SourceParam,
     body: ChannelEvent,

@@ -36,4 +36,11 @@ export const SECURITY_SCHEMES = {
     scheme: "bearer",
     description: "A driver's token: `Authorization: Bearer <token>`",
   },
+  channelToken: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "A partner sales channel's token (sandbox): `Authorization: Bearer <JWT>`, " +
+      "signed HS256 with the channel's signing key (Business API 4.4, StorefrontGrant)",
+  },
 } as const;

@@ -17,6 +17,7 @@ export const CREDENTIAL_VARIABLES: Record<keyof typeof SECURITY_SCHEMES, string>
   businessKey: "apiKey",
   clientKey: "clientApiKey",
   driverToken: "driverToken",
+  channelToken: "channelToken",
 };
 
 /** The sections of the Business API the business key reaches (its 4.1 and 4.3 rows). */

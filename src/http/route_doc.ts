@@ -72,6 +72,7 @@ export const SECURITY: Record<Security, Requirement[]> = {
   business: [{ businessKey: [] }],
   client: [{ clientKey: [] }],
   driver: [{ driverToken: [] }],
+  channel: [{ channelToken: [] }],
   public: [],
 };
 

@@ -8,7 +8,7 @@ export type Schema = z.ZodType | undefined;
 export type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
 /** Which credential the OpenAPI document says the route takes. */
-export type Security = "operator" | "business" | "client" | "driver" | "public";
+export type Security = "operator" | "business" | "client" | "driver" | "channel" | "public";
 
 /** How a list pages (its `meta`): by cursor, by offset, or by offset with more (the board). */
 export type Paging = "cursor" | "offset" | z.ZodObject;

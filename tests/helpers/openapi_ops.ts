@@ -50,6 +50,7 @@ function securityOf(path: string, op: JsonSchema): string {
   if (scheme === undefined) return "public";
   if (scheme === "businessKey") return "business";
   if (scheme === "clientKey") return "client";
+  if (scheme === "channelToken") return "channel";
   return path.startsWith("/operator/") ? "operator" : "driver";
 }
 

@@ -93,6 +93,7 @@ const SCHEMES = {
   businessKey: { type: "apiKey", in: "header", name: "X-Business-API-Key" },
   clientKey: { type: "apiKey", in: "header", name: "X-Client-API-Key" },
   driverToken: { type: "http", scheme: "bearer" },
+  channelToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
 };
 
 Deno.test("contract: each operation's security is how it authenticates: none answers 401, the right kind passes", () =>
@@ -130,6 +131,8 @@ Deno.test("contract: each operation's security is how it authenticates: none ans
         continue;
       }
       assert.ok(scheme in SCHEMES, `${method} ${path}: ${scheme} is declared`);
+      // A channel's route is the sandbox's (checked there, below).
+      if (scheme === "channelToken") continue;
       assert.equal(bare.status, 401, `${method} ${path} needs ${scheme}`);
       // Every other kind's credential is refused too.
       for (const [other, headers] of Object.entries(credentials)) {
@@ -141,6 +144,7 @@ Deno.test("contract: each operation's security is how it authenticates: none ans
     }
     assert.deepEqual([...seen].sort(), [
       "businessKey",
+      "channelToken",
       "clientKey",
       "driverToken",
       "none",
@@ -156,6 +160,27 @@ Deno.test("contract: each operation's security is how it authenticates: none ans
     });
     assert.equal(key.status, 200);
   }));
+
+Deno.test("contract: a sales channel's route needs its channel token, on the sandbox", () =>
+  withTestEnv(async (t) => {
+    const doc = await documentOf(t);
+    const op = doc.paths["/channel/{source}/events"].post;
+    assert.deepEqual(op.security, [{ channelToken: [] }]);
+    const business = await t.createBusiness();
+    for (
+      const headers of [{}, { "X-Business-API-Key": business.api_key }, {
+        Authorization: "Bearer not.a.jwt",
+      }]
+    ) {
+      const r = await t.app.request("/api/channel/shop/events", {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(r.status, 401, JSON.stringify(headers));
+      await r.body?.cancel();
+    }
+  }, { name: "sandbox" }));
 
 /** A call through the generated types: a booking's body and its answer's `data`. */
 const CALL = `

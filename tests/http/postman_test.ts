@@ -62,7 +62,7 @@ Deno.test("postman: folders per document and section, each request's credential 
     const { body: collection } = await t.call("GET", "/api-docs/postman.json");
     assert.deepEqual(
       collection.variable.map((v: { key: string }) => v.key).sort(),
-      ["apiKey", "baseUrl", "clientApiKey", "driverToken", "operatorToken"],
+      ["apiKey", "baseUrl", "channelToken", "clientApiKey", "driverToken", "operatorToken"],
     );
     const folders = collection.item as Folder[];
     assert.deepEqual(
