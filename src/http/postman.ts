@@ -20,38 +20,38 @@ export const CREDENTIAL_VARIABLES: Record<keyof typeof SECURITY_SCHEMES, string>
   channelToken: "channelToken",
 };
 
-/** The sections of the Business API the business key reaches (its 4.1 and 4.3 rows). */
+/**
+ * The sections (OpenAPI tags) of the Business API: its business key's (4.1, 4.3), its sandbox
+ * (4.4), its pool drivers' app and the trip's chat and tracking (3, 2.4).
+ */
 const BUSINESS_API_TAGS: ReadonlySet<string> = new Set([
   "Account",
   "Reference data",
   "Bookings and trips",
   "Batches and subscriptions",
+  "Recurring deliveries",
+  "Webhooks",
+  "Sandbox",
+  "Dispatch board",
+  "Live tracking",
+  "Driver app",
+  "Order chat",
 ]);
 
 /** The sections of the in-store shopping fulfilment document (its section 4). */
 const SHOPPING_TAGS: ReadonlySet<string> = new Set(["Shopping fulfilment"]);
 
 /**
- * The folder of an operation: the document its credential belongs to. The business key's
- * routes are the Business API's account and the courier platform's (every other section).
+ * The folder of an operation: its document (issue 35 item 2), by its section; the operator's
+ * API (CONTRACT) is a document of its own, whatever its section.
  */
 function documentOf(security: string | undefined, tag: string): string {
-  switch (security) {
-    case undefined:
-      return "Public";
-    case "operatorToken":
-      return "Platform (operator)";
-    case "clientKey":
-      return "Client";
-    case "driverToken":
-      return "Driver";
-    default:
-      return BUSINESS_API_TAGS.has(tag)
-        ? "Business"
-        : SHOPPING_TAGS.has(tag)
-        ? "Shopping fulfilment"
-        : "Courier";
-  }
+  if (security === "operatorToken") return "Platform (operator)";
+  return BUSINESS_API_TAGS.has(tag)
+    ? "Business API"
+    : SHOPPING_TAGS.has(tag)
+    ? "Shopping fulfilment"
+    : "Courier platform";
 }
 
 type JsonSchema = Record<string, unknown>;

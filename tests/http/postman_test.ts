@@ -67,15 +67,7 @@ Deno.test("postman: folders per document and section, each request's credential 
     const folders = collection.item as Folder[];
     assert.deepEqual(
       folders.map((f) => f.name).sort(),
-      [
-        "Business",
-        "Client",
-        "Courier",
-        "Driver",
-        "Platform (operator)",
-        "Public",
-        "Shopping fulfilment",
-      ],
+      ["Business API", "Courier platform", "Platform (operator)", "Shopping fulfilment"],
     );
     const requests = new Map<string, PostmanRequest>();
     for (const document of folders) {
@@ -92,9 +84,18 @@ Deno.test("postman: folders per document and section, each request's credential 
     const ops = operationsOf(doc);
     assert.equal(requests.size, ops.length);
     // spec: business 4.1: checkouts and geocoding are in the Business folder, beside bookings.
-    const business = JSON.stringify(folders.find((f) => f.name === "Business"));
+    const business = JSON.stringify(folders.find((f) => f.name === "Business API"));
     for (const path of ['"checkouts",":reference","cancel"', '"geocode"']) {
       assert.ok(business.includes(path), `the Business folder has ${path}`);
+    }
+    // Folders by document: each document's sections, whichever credential their routes take.
+    const sections = (name: string) =>
+      (folders.find((f) => f.name === name)!.item as Folder[]).map((f) => f.name);
+    for (const section of ["Webhooks", "Sandbox", "Recurring deliveries", "Driver app"]) {
+      assert.ok(sections("Business API").includes(section), `Business API: ${section}`);
+    }
+    for (const section of ["Client API", "Network runs", "Rate cards"]) {
+      assert.ok(sections("Courier platform").includes(section), `Courier platform: ${section}`);
     }
     const checker = schemaChecker(doc);
     let bodies = 0;
