@@ -18,11 +18,13 @@ import { wholeNumber } from "../../src/http/schemas.ts";
 import { business, portalAdmin } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import {
+  BusinessWebhookSent,
   outcomeView,
   WebhookDeliveryAnswer,
   webhookDeliveryView,
   WebhookTestAnswer,
 } from "./answers/webhooks.ts";
+import { documentWebhook } from "../../src/http/openapi_webhooks.ts";
 
 const tag = "Webhooks";
 const security = "business" as const;
@@ -33,6 +35,12 @@ const DELIVERIES_PAGE_MAX = 500;
 const DeliveryParam = z.object({ id: z.string().min(1).max(64) });
 
 export function webhookRoutes(api: Api): void {
+  documentWebhook(api, {
+    name: "businessEvent",
+    summary: "Business webhook (Business API 6)",
+    body: BusinessWebhookSent,
+    headers: "v2",
+  });
   define(api, {
     method: "post",
     path: "/business/webhook-test",

@@ -36,9 +36,11 @@ import {
   BillingEventAcknowledgedAnswer,
   BillingEventAnswer,
   BillingEventDetailAnswer,
+  BillingEventSent,
   eventDetailView,
   eventView,
 } from "./answers/billing_events.ts";
+import { documentWebhook } from "../../src/http/openapi_webhooks.ts";
 
 const tag = "Billing events and export";
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
@@ -65,6 +67,12 @@ const EXPORT_REFUSALS = {
 };
 
 export function billingEventRoutes(api: Api): void {
+  documentWebhook(api, {
+    name: "billingEvent",
+    summary: "Billing event to the courier's endpoint (courier 6.1)",
+    body: BillingEventSent,
+    headers: "v3",
+  });
   define(api, {
     method: "put",
     path: "/business/courier/billing/endpoint",

@@ -40,15 +40,23 @@ import {
   ClientMeAnswer,
   ClientSessionAnswer,
   ClientWebhookAnswer,
+  ClientWebhookSent,
   SignedOutAnswer,
 } from "./answers/client_api.ts";
 import { ask } from "../../src/http/ask.ts";
 import { rotateClientKey } from "../../src/courier/flows/clients.ts";
+import { documentWebhook } from "../../src/http/openapi_webhooks.ts";
 
 const tag = "Client API";
 const security = "client" as const;
 
 export function clientApiRoutes(api: Api): void {
+  documentWebhook(api, {
+    name: "clientShipmentEvent",
+    summary: "Client webhook (courier 6.2)",
+    body: ClientWebhookSent,
+    headers: "v2",
+  });
   define(api, {
     method: "post",
     path: "/client/login",

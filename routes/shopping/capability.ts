@@ -27,9 +27,11 @@ import {
   SecretAnswer,
   settingsView,
   ShoppingDeliveryAnswer,
+  ShoppingEventSent,
   ShoppingSettingsAnswer,
 } from "./answers/capability.ts";
 import { EXAMPLE_URL } from "../../src/http/schemas.ts";
+import { documentWebhook } from "../../src/http/openapi_webhooks.ts";
 
 const tag = "Shopping fulfilment";
 const security = "business" as const;
@@ -59,6 +61,12 @@ async function settingsOf(c: Context<AppEnv>) {
 }
 
 export function shoppingCapabilityRoutes(api: Api): void {
+  documentWebhook(api, {
+    name: "shoppingEvent",
+    summary: "Shopping event (shopping 6)",
+    body: ShoppingEventSent,
+    headers: "shopping",
+  });
   define(api, {
     method: "get",
     path: PATH,

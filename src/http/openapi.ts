@@ -11,7 +11,6 @@ import { type AppEnv, publicBaseUrl } from "./context.ts";
 import { METHODS, type OpenApiDocument, SECURITY_SCHEMES } from "./openapi_shape.ts";
 import { withResponseHeaders } from "./openapi_headers.ts";
 import { postmanCollection } from "./postman.ts";
-import { registerWebhooks } from "./openapi_webhooks.ts";
 
 const INFO = {
   title: "Courier operations engine",
@@ -30,7 +29,6 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
     registry.registerComponent("securitySchemes", name, scheme);
   }
-  registerWebhooks(registry);
   const document = (origin: string): OpenApiDocument =>
     withResponseHeaders(withOperationIds(api.getOpenAPI31Document({
       openapi: "3.1.0",

@@ -1,28 +1,23 @@
 /**
  * The OpenAPI document's `webhooks` (3.1): what the service sends, so a client generated from the
- * document has the bodies it receives and the headers that sign them. One per stream: business
- * webhooks (Business API 6), a courier client's webhooks (courier 6.2), a courier's billing
- * events (courier 6.1) and shopping events (shopping 6). The header lists are typed against the
- * headers the deliveries are built with (delivery_headers.ts): one added there and not here
- * fails the type check, so the document cannot fall behind what is sent.
+ * document has the bodies it receives and the headers that sign them. Each feature's routes
+ * enter their streams (documentWebhook) with their bodies: business webhooks (Business API 6), a
+ * courier client's webhooks (courier 6.2), a courier's billing events (courier 6.1), shopping
+ * events (shopping 6). The header lists are typed against the headers the deliveries are built
+ * with (delivery_headers.ts): one added there and not here fails the type check.
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { Api } from "./app.ts";
 import type {
   BillingDeliveryHeaders,
   ShoppingDeliveryHeaders,
   WebhookDeliveryHeaders,
 } from "../domain/delivery_headers.ts";
-import { BUSINESS_WEBHOOK_EVENTS } from "../business/rules/webhook_events.ts";
-import {
-  BASKET_COLLECTED,
-  DECISION_REQUIRED,
-  STORE_COLLECTED,
-} from "../shopping/rules/event_bodies.ts";
 
 type Described<H> = { readonly [K in keyof Required<H>]: string };
 
 const V1 = "V1: hex HMAC-SHA256 of the raw body, keyed by the whole secret as shown";
-const DELIVERY = "The event id, the same on every retry and requeue: deduplicate on it";
+export const DELIVERY = "The event id, the same on every retry and requeue: deduplicate on it";
 
 /** Client and business webhooks (CONTRACT "Signatures"): V1 and V2. */
 const V2_HEADERS: Described<WebhookDeliveryHeaders> = {
@@ -81,98 +76,46 @@ function headersOf(described: Record<string, string>) {
   ));
 }
 
-const Timestamp = z.string().openapi({ format: "date-time" });
-const Data = (description: string) => z.object({}).loose().openapi({ description });
+/** A time in a webhook's body: ISO 8601. */
+export const WebhookTimestamp = z.string().openapi({ format: "date-time" });
 
-const BusinessEvent = z.object({
-  id: z.string().openapi({ description: DELIVERY }),
-  event: z.enum(BUSINESS_WEBHOOK_EVENTS),
-  event_id: z.string().openapi({ description: "The same as `id`" }),
-  timestamp: Timestamp,
-  external_reference: z.string().nullable().openapi({
-    description: "The booking's external_reference (Business API 2.7)",
-  }),
-  test: z.boolean().openapi({
-    description: "True on the sample POST /business/webhook-test sends",
-  }),
-  data: Data(
-    "A trip's events: the trip of Business API 2.2 (reference, tracking_url, status, " +
-      "...) and the event's own fields; wallet.low_balance and invoice.issued: their facts",
-  ),
-}).openapi("BusinessWebhookSent");
+/** An event's id as a body names it: the same on every retry. */
+export const DeliveryId = (description = DELIVERY) => z.string().openapi({ description });
 
-const ClientEvent = z.object({
-  api_version: z.string(),
-  id: z.string().openapi({ description: DELIVERY }),
-  event_id: z.string().openapi({ description: "The same as `id`" }),
-  event: z.string().openapi({ description: "`shipment.<stage>` (booked, collected, ...)" }),
-  client: z.string().openapi({ description: "The client's code" }),
-  timestamp: Timestamp,
-  data: z.object({
-    waybill: z.string(),
-    client_order_reference: z.string().nullable(),
-    stage: z.string(),
-    status: z.string(),
-    condition: z.string(),
-    at: Timestamp,
-    estimated_delivery_on: z.string().optional().openapi({
-      description: "shipment.estimate_changed only: the new estimate (YYYY-MM-DD)",
-    }),
-  }),
-}).openapi("ClientWebhookSent");
+/** A body's part whose fields vary with the event. */
+export const WebhookData = (description: string) => z.object({}).loose().openapi({ description });
 
-const BillingEvent = z.object({
-  api_version: z.string(),
-  event_type: z.string().openapi({
-    description: "shipment.booked, shipment.delivered, charge.resolved, customs.cleared:<id>, ...",
-  }),
-  type: z.string().openapi({ description: "The same as `event_type`" }),
-  event_id: z.string().openapi({ description: DELIVERY }),
-  occurred_at: Timestamp,
-  client: Data("The billed client: id, code, external ids"),
-}).loose().openapi("BillingEventSent", {
-  description: "A charge event carries `entry` (the ledger entry) and `shipment`; a completion " +
-    "event the shipment and its adjustments (courier 2.7)",
-});
-
-const ShoppingEvent = z.object({
-  event: z.enum([STORE_COLLECTED, DECISION_REQUIRED, BASKET_COLLECTED]),
-  event_id: z.string().openapi({ description: DELIVERY }),
-}).loose().openapi("ShoppingEventSent", {
-  description: "The event's fields beside its name and id (shopping 2.3, 2.4)",
-});
+const HEADERS = { v2: V2_HEADERS, v3: V3_HEADERS, shopping: SHOPPING_HEADERS } as const;
 
 const ANSWER = {
   200: {
-    description: "Any 2xx acknowledges the delivery; another answer, or none within " +
-      "the timeout, is retried after 1, 5, 30, 120 and 720 minutes",
+    description: "Any 2xx acknowledges the delivery; another answer, or none within the " +
+      "timeout, is retried after 1, 5, 30, 120 and 720 minutes",
   },
 };
 
-/** Adds the four streams to the document's `webhooks`. */
-export function registerWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
-  const streams = [
-    ["businessEvent", "Business webhook (Business API 6)", BusinessEvent, V2_HEADERS],
-    ["clientShipmentEvent", "Client webhook (courier 6.2)", ClientEvent, V2_HEADERS],
-    [
-      "billingEvent",
-      "Billing event to the courier's endpoint (courier 6.1)",
-      BillingEvent,
-      V3_HEADERS,
-    ],
-    ["shoppingEvent", "Shopping event (shopping 6)", ShoppingEvent, SHOPPING_HEADERS],
-  ] as const;
-  for (const [name, summary, body, headers] of streams) {
-    registry.registerWebhook({
-      method: "post",
-      path: name,
-      summary,
-      operationId: name,
-      request: {
-        headers: headersOf(headers),
-        body: { required: true, content: { "application/json": { schema: body } } },
-      },
-      responses: ANSWER,
-    });
-  }
+/**
+ * Enters one stream in the document's `webhooks`: `body` as it is sent, with the headers its
+ * deliveries carry (`headers`: which signing family).
+ */
+export function documentWebhook(
+  api: Api,
+  w: {
+    readonly name: string;
+    readonly summary: string;
+    readonly body: z.ZodType;
+    readonly headers: keyof typeof HEADERS;
+  },
+): void {
+  api.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: w.name,
+    summary: w.summary,
+    operationId: w.name,
+    request: {
+      headers: headersOf(HEADERS[w.headers]),
+      body: { required: true, content: { "application/json": { schema: w.body } } },
+    },
+    responses: ANSWER,
+  });
 }

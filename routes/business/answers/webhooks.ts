@@ -11,6 +11,7 @@ import { BUSINESS_WEBHOOK_EVENTS } from "../../../src/business/rules/webhook_eve
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull, UtcInstant } from "../../../src/http/schemas.ts";
+import { DeliveryId, WebhookData, WebhookTimestamp } from "../../../src/http/openapi_webhooks.ts";
 
 /** One attempt's outcome: sent and answered 2xx, or failed (with the status or the reason). */
 const OutcomeAnswer = z.object({
@@ -82,3 +83,21 @@ export function outcomeView(o: AttemptOutcome) {
       return { result: "failed" as const, http_status: null, error: "no webhook URL is set" };
   }
 }
+
+/** A business webhook as sent (Business API 2.7, 6): the OpenAPI document's `webhooks`. */
+export const BusinessWebhookSent = z.object({
+  id: DeliveryId(),
+  event: z.enum(BUSINESS_WEBHOOK_EVENTS),
+  event_id: DeliveryId("The same as `id`"),
+  timestamp: WebhookTimestamp,
+  external_reference: z.string().nullable().openapi({
+    description: "The booking's external_reference (Business API 2.7)",
+  }),
+  test: z.boolean().openapi({
+    description: "True on the sample POST /business/webhook-test sends",
+  }),
+  data: WebhookData(
+    "A trip's events: the trip of Business API 2.2 (reference, tracking_url, status, ...) " +
+      "and the event's own fields; wallet.low_balance and invoice.issued: their facts",
+  ),
+}).openapi("BusinessWebhookSent");

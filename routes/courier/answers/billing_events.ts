@@ -16,6 +16,7 @@ import { API_VERSION } from "../../../src/domain/signatures.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { CalendarDay, Currency, orNull, UtcInstant } from "../../../src/http/schemas.ts";
+import { DeliveryId, WebhookData, WebhookTimestamp } from "../../../src/http/openapi_webhooks.ts";
 
 /**
  * One attempt to send an event: its outcome spread beside its id and time. An attempt that finds
@@ -271,3 +272,18 @@ export function acknowledgedView(event: OutboundEvent) {
     ...acknowledgementView(summaryOf(event)),
   };
 }
+
+/** A billing event as sent (courier 2.7, 6.1): the OpenAPI document's `webhooks`. */
+export const BillingEventSent = z.object({
+  api_version: z.string(),
+  event_type: z.string().openapi({
+    description: "shipment.booked, shipment.delivered, charge.resolved, customs.cleared:<id>, ...",
+  }),
+  type: z.string().openapi({ description: "The same as `event_type`" }),
+  event_id: DeliveryId(),
+  occurred_at: WebhookTimestamp,
+  client: WebhookData("The billed client: id, code, external ids"),
+}).loose().openapi("BillingEventSent", {
+  description: "A charge event carries `entry` (the ledger entry) and `shipment`; a completion " +
+    "event the shipment and its adjustments (courier 2.7)",
+});

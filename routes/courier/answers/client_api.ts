@@ -3,6 +3,7 @@ import { z } from "../../../src/http/route.ts";
 import { Currency, orNull, UtcInstant } from "../../../src/http/schemas.ts";
 import { ClientRole } from "./client_people.ts";
 import { Settlement } from "./schemas.ts";
+import { DeliveryId, WebhookTimestamp } from "../../../src/http/openapi_webhooks.ts";
 
 /** A session opened by sign-in or a password change (openSession). */
 export const ClientSessionAnswer = z.object({
@@ -41,3 +42,24 @@ export const ClientWebhookAnswer = z.object({
   }),
   key_id: z.string().openapi({ description: "Names this secret in the signature header" }),
 }).openapi("ClientWebhookSet");
+
+/** A client webhook as sent (courier 2.12, 6.2): the OpenAPI document's `webhooks`. */
+export const ClientWebhookSent = z.object({
+  api_version: z.string(),
+  id: DeliveryId(),
+  event_id: DeliveryId("The same as `id`"),
+  event: z.string().openapi({ description: "`shipment.<stage>` (booked, collected, ...)" }),
+  client: z.string().openapi({ description: "The client's code" }),
+  timestamp: WebhookTimestamp,
+  data: z.object({
+    waybill: z.string(),
+    client_order_reference: z.string().nullable(),
+    stage: z.string(),
+    status: z.string(),
+    condition: z.string(),
+    at: WebhookTimestamp,
+    estimated_delivery_on: z.string().optional().openapi({
+      description: "shipment.estimate_changed only: the new estimate (YYYY-MM-DD)",
+    }),
+  }),
+}).openapi("ClientWebhookSent");

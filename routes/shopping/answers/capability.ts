@@ -8,6 +8,12 @@ import { OUTBOUND_STATUSES } from "../../../actors/platform/outbound_event/mod.t
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { UtcInstant } from "../../../src/http/schemas.ts";
+import { DeliveryId } from "../../../src/http/openapi_webhooks.ts";
+import {
+  BASKET_COLLECTED,
+  DECISION_REQUIRED,
+  STORE_COLLECTED,
+} from "../../../src/shopping/rules/event_bodies.ts";
 
 export const ShoppingSettingsAnswer = z.object({
   enabled: z.boolean().openapi({ description: "Whether the operator enabled the capability" }),
@@ -77,3 +83,11 @@ export function deliveryView(s: OutboundEventSummary) {
     created_at: iso(s.created_at),
   };
 }
+
+/** A shopping event as sent (shopping 2.3, 6): the OpenAPI document's `webhooks`. */
+export const ShoppingEventSent = z.object({
+  event: z.enum([STORE_COLLECTED, DECISION_REQUIRED, BASKET_COLLECTED]),
+  event_id: DeliveryId(),
+}).loose().openapi("ShoppingEventSent", {
+  description: "The event's fields beside its name and id (shopping 2.3, 2.4)",
+});

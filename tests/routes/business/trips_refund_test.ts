@@ -54,7 +54,7 @@ Deno.test("trips: a cancellation whose wallet credit has not committed says refu
       const landed = cancels().find((x) => x.id !== first.id);
       assert.equal(landed.data.refund_status, "refunded");
       assert.equal(Number(landed.data.refund_amount), trip.billing_amount);
-      assert.equal(landed.data.cancelled_by, "api_key");
+      assert.equal(landed.data.cancelled_by, "business");
       assert.equal(landed.data.reason, "customer changed their mind");
       assert.equal(landed.external_reference, first.external_reference);
       assert.ok(landed.timestamp >= first.timestamp, "never older than the cancellation");

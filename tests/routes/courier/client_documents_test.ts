@@ -257,7 +257,7 @@ Deno.test("client documents: the OpenAPI document says PDF, CSV and file upload 
     const template = paths["/client/shipments/csv/template"].get.responses["200"].content;
     assert.deepEqual(Object.keys(template), ["text/csv"]);
     const upload = paths["/client/shipments/csv"].post.requestBody.content;
-    assert.deepEqual(Object.keys(upload).sort(), ["multipart/form-data", "text/csv"]);
+    assert.deepEqual(Object.keys(upload).sort(), ["multipart/form-data", "text/csv", "text/plain"]);
     const exported = paths["/business/courier/billing/export"].post.responses["200"].content;
     assert.deepEqual(Object.keys(exported), ["text/csv"]);
   }));
