@@ -12,11 +12,6 @@ import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
 import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 
 export const Text = (max: number) => z.string().trim().min(1).max(max);
-// Examples: the Main Mall, Gaborone; a destination's, Plot 9, Block 8.
-export const Latitude = z.number().min(-90).max(90).openapi({ example: -24.6545 });
-export const Longitude = z.number().min(-180).max(180).openapi({ example: 25.9086 });
-export const DestLatitude = Latitude.openapi({ example: -24.6019 });
-export const DestLongitude = Longitude.openapi({ example: 25.935 });
 /** A route the examples of the documents (and the Postman collection) book: a served zone's. */
 export const EXAMPLE_ROUTE = {
   pickup_address: "Main Mall, Gaborone",
@@ -26,6 +21,12 @@ export const EXAMPLE_ROUTE = {
   dest_lat: -24.6019,
   dest_lng: 25.935,
 } as const;
+export const Latitude = z.number().min(-90).max(90).openapi({ example: EXAMPLE_ROUTE.pickup_lat });
+export const Longitude = z.number().min(-180).max(180).openapi({
+  example: EXAMPLE_ROUTE.pickup_lng,
+});
+export const DestLatitude = Latitude.openapi({ example: EXAMPLE_ROUTE.dest_lat });
+export const DestLongitude = Longitude.openapi({ example: EXAMPLE_ROUTE.dest_lng });
 /** A pickup and a destination with their coordinates, as batches, orders and subscriptions take. */
 export const RouteFields = {
   pickup_address: Text(300),
@@ -93,6 +94,7 @@ const OrderPayload = z.object({
  * the window it was booked with, so each sent is refused, named.
  */
 const BULKY_TERMS = ["needs", "service_level", "access", "delivery_window"] as const;
+const BULKY_REFUSED = "the bulky-goods block (Business API 2.5) is not taken yet: book without it";
 const BULKY_BLOCK = Object.fromEntries(BULKY_TERMS.map((f) => [
   f,
   z.unknown().optional().openapi({
@@ -174,9 +176,17 @@ export const BookRequest = z.object({
   ...TEST_FLAGS,
 }).superRefine((b, ctx) => {
   refuseIdRefusedUnrestricted(b, ctx);
-  refuseBulkyBlock(b, ctx);
+  refuseSent(b, BULKY_TERMS, BULKY_REFUSED, ctx);
   refuseOtherNestedReference(b, ctx);
-  if (b.checkout_reference !== undefined) return refuseBesideCheckout(b, ctx);
+  if (b.checkout_reference !== undefined) {
+    return refuseSent(
+      b,
+      CHECKOUT_DECIDES,
+      "the checkout named by checkout_reference decides " +
+        "it: leave it out",
+      ctx,
+    );
+  }
   // spec: business 2.1: "for cargo send type parcel with segment: cargo": a delivery's segment.
   if (b.type === "ride" && b.segment !== undefined) {
     ctx.addIssue({
@@ -208,14 +218,15 @@ export const BookRequest = z.object({
   },
 });
 
-function refuseBulkyBlock(b: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  for (const field of BULKY_TERMS) {
-    if (b[field] === undefined) continue;
-    ctx.addIssue({
-      code: "custom",
-      path: [field],
-      message: "the bulky-goods block (Business API 2.5) is not taken yet: book without it",
-    });
+/** Each of `fields` that `b` sends is a field to leave out, named with `message`. */
+function refuseSent(
+  b: Record<string, unknown>,
+  fields: readonly string[],
+  message: string,
+  ctx: z.RefinementCtx,
+): void {
+  for (const field of fields) {
+    if (b[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message });
   }
 }
 
@@ -319,17 +330,6 @@ const CHECKOUT_DECIDES = [
   "goods",
   "segment",
 ] as const;
-
-function refuseBesideCheckout(b: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  for (const field of CHECKOUT_DECIDES) {
-    if (b[field] === undefined) continue;
-    ctx.addIssue({
-      code: "custom",
-      path: [field],
-      message: "the checkout named by checkout_reference decides it: leave it out",
-    });
-  }
-}
 
 export type BookBody = z.infer<typeof BookRequest>;
 

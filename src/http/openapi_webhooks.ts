@@ -17,7 +17,7 @@ import type {
 type Described<H> = { readonly [K in keyof Required<H>]: string };
 
 const V1 = "V1: hex HMAC-SHA256 of the raw body, keyed by the whole secret as shown";
-export const DELIVERY = "The event id, the same on every retry and requeue: deduplicate on it";
+const DELIVERY = "The event id, the same on every retry and requeue: deduplicate on it";
 
 /** Client and business webhooks (CONTRACT "Signatures"): V1 and V2. */
 const V2_HEADERS: Described<WebhookDeliveryHeaders> = {

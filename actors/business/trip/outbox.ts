@@ -327,7 +327,7 @@ function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
       // cancellation is reported again, refunded, under an id of its own (the trip is cancelled
       // once: its second occurrence is this report).
       return [webhook(t, "trip.cancelled", e.at ?? t.cancelled_at ?? t.created_at, {
-        cancelled_by: t.cancelled_by === null ? null : cancellerOf(t.cancelled_by),
+        cancelled_by: cancellerOf(t.cancelled_by),
         reason: t.cancel_reason,
         refund_status: "refunded",
         refund_amount: decimal(e.refund.amount_minor, e.refund.currency),

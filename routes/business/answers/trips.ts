@@ -176,7 +176,7 @@ export function tripView(
     accepted_at: when(t.accepted_at),
     completed_at: when(t.completed_at),
     cancelled_at: when(t.cancelled_at),
-    cancelled_by: t.cancelled_by === null ? null : cancellerOf(t.cancelled_by),
+    cancelled_by: cancellerOf(t.cancelled_by),
     cancel_reason: t.cancel_reason,
     // spec: business 3.1, 6: refunded once the wallet credited it, pending until then.
     refund_status: t.refund

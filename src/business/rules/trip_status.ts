@@ -49,6 +49,7 @@ export type Canceller = "business" | "driver" | "system";
  * or `business` (its own request, whichever key or person sent it). The credential that asked
  * stays in the trip's event log; a key's or a person's id is not the business's webhook's.
  */
-export function cancellerOf(by: string): Canceller {
+export function cancellerOf(by: string | null): Canceller | null {
+  if (by === null) return null;
   return by === "driver" || by === "system" ? by : "business";
 }

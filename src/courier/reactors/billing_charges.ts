@@ -60,7 +60,7 @@ export function resolvedEventIdOf(tenant: string, clientId: string, reference: s
  */
 interface Made {
   readonly storedId?: string;
-  readonly requestId?: string;
+  readonly requestId?: string | undefined;
 }
 
 /** Makes the charge events the client accounts' commits put in the `billing_charge` outbox. */
@@ -141,7 +141,7 @@ export class ChargeEvents {
       entry: { reference: entry.reference, kind: entry.kind },
       eventId,
       eventType,
-      ...(o.requestId === undefined ? {} : { requestId: o.requestId }),
+      requestId: o.requestId,
       rawBody: chargeEventBody({
         eventId,
         eventType,
@@ -156,8 +156,7 @@ export class ChargeEvents {
   /** One item of the outbox; a failure is thrown (reported by the runtime, made at a sweep). */
   async #onItem(item: OutboxItem): Promise<void> {
     const { client, event } = item.payload as BillingChargeItem;
-    const made = item.requestId === undefined ? {} : { requestId: item.requestId };
-    await this.#onEvent(item.tenant, client, event, made);
+    await this.#onEvent(item.tenant, client, event, { requestId: item.requestId });
   }
 
   async #onEvent(
