@@ -37,6 +37,7 @@ import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
+import { problemsBesideTheSchema } from "../../src/business/flows/booking_checks.ts";
 import { CheckoutAnswer, checkoutView } from "./answers/checkouts.ts";
 
 // spec: business 4.1 lists checkouts among bookings and trips (the Postman folder follows it).
@@ -119,6 +120,7 @@ function openRoute(api: Api): void {
     security,
     middleware: deliveries,
     body: OpenCheckoutRequest,
+    alsoCheck: (c, sent) => problemsBesideTheSchema(businessCall(c).env, sent, "goods"),
     status: 201,
     replay: "The same cart_reference (else Idempotency-Key) with the same body",
     idempotencyKey: "Up to 64 characters; cart_reference wins over it",

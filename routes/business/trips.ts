@@ -3,6 +3,7 @@
  * its cancellation and ready mark (3.1). `{id}` is the integer id or the reference everywhere.
  */
 import { bookTrip } from "../../src/business/flows/book.ts";
+import { problemsBesideTheSchema } from "../../src/business/flows/booking_checks.ts";
 import { bookCheckout } from "../../src/business/flows/checkouts.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
@@ -60,6 +61,7 @@ function bookRoute(api: Api): void {
     security,
     middleware: deliveries,
     body: BookRequest,
+    alsoCheck: (c, sent) => problemsBesideTheSchema(businessCall(c).env, sent),
     status: 201,
     replay: "The same external_reference (else Idempotency-Key) with the same body",
     idempotencyKey: "Up to 64 characters; a body external_reference wins over it, and it never " +

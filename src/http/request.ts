@@ -6,7 +6,8 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
-import { validationFailed } from "./errors.ts";
+import { ApiError, validationFailed } from "./errors.ts";
+import type { FieldError } from "../runtime/actor.ts";
 import type { Infer, RouteSpec, Schema } from "./route_spec.ts";
 import { boundedForm, boundedText, isMultipart } from "./upload.ts";
 import { requireJsonBody } from "./media_type.ts";
@@ -49,8 +50,26 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
     requireJsonBody(c);
     await readJson(c);
   }
-  const body = (spec.body ? parse(spec.body, sent, "body") : undefined) as Infer<B>;
+  const body = (spec.body ? await parseBody(c, spec, sent) : undefined) as Infer<B>;
   return { params, query, body, files };
+}
+
+/** The body by its schema; refused, with what the route's alsoCheck finds beside (RouteSpec). */
+async function parseBody<B extends Schema>(
+  c: Context<AppEnv>,
+  spec: RouteSpec<Schema, Schema, B>,
+  sent: unknown,
+): Promise<unknown> {
+  try {
+    return parse(spec.body, sent, "body");
+  } catch (e) {
+    if (!spec.alsoCheck || !(e instanceof ApiError) || e.code !== "validation_failed") throw e;
+    const named = e.extra.errors as readonly FieldError[];
+    const more = (await spec.alsoCheck(c, sent)).filter((p) =>
+      !named.some((n) => n.path === p.path)
+    );
+    throw more.length === 0 ? e : validationFailed([...named, ...more]);
+  }
 }
 
 /**

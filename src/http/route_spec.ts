@@ -1,6 +1,7 @@
 /** What a route declares (define() in route.ts): its request parts, answers and refusals. */
 import type { z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import type { FieldError } from "../runtime/actor.ts";
 import type { AppEnv } from "./context.ts";
 import type { Refusals } from "./refusals.ts";
 
@@ -31,6 +32,12 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /**
+   * What else the route finds wrong in a body its schema refused (the clock's or the stored
+   * reference data's judgement of fields of the right kind): named in the same 422, so a caller
+   * fixes every field at once rather than meeting a second refusal.
+   */
+  readonly alsoCheck?: (c: Context<AppEnv>, sent: unknown) => Promise<readonly FieldError[]>;
   readonly status?: 200 | 201 | 202;
   /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */
   readonly produces?: "application/pdf" | "text/csv" | "text/plain" | "application/octet-stream";

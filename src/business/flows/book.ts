@@ -27,20 +27,14 @@ import {
   etaMinutes,
   fingerprintOf,
   inexactAmounts,
-  inexactInEveryCurrency,
   type MarkedText,
-  scheduleOf,
   testMarked,
 } from "../rules/booking.ts";
 import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
 import { type Fare, priceTrip, type TripPrice } from "../rules/fare.ts";
-import {
-  type GoodsLine,
-  unknownDeclared,
-  type VehicleFields,
-  vehicleFields,
-} from "../rules/vehicle.ts";
+import { type GoodsLine, type VehicleFields, vehicleFields } from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
+import { scheduleOrRefuse } from "./booking_checks.ts";
 import { locatePlaces } from "./geocode.ts";
 import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
 import { autopilotAtBooking, startAutopilot } from "./sandbox_autopilot.ts";
@@ -284,27 +278,6 @@ export async function located(
   return { ...r, pickup: pickup!, dest: dest!, stops: between };
 }
 
-/**
- * When the booking is dispatched (null: now), or the request refused naming each field the
- * clock or the catalogue finds wrong, together (spec: business 2.1, 3.1, 7: a past scheduled_at,
- * a parcel_size or vehicle_type_id the catalogue lacks). A checkout's goods were checked when
- * it was opened, a batch stop's when its batch was planned.
- */
-async function scheduleOrRefuse(
-  deps: Pick<Deps, "runtime" | "clock">,
-  input: BookingInput,
-): Promise<number | null> {
-  const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
-  const catalogue = await catalogueOf(deps);
-  const problems = [
-    ...(schedule.ok ? [] : [{ path: "scheduled_at", message: schedule.message }]),
-    ...(input.held || input.kept ? [] : unknownDeclared(catalogue, input.request)),
-    ...inexactInEveryCurrency(input.request, catalogue.zones.map((z) => z.currency)),
-  ];
-  if (problems.length > 0) throw new Refused(invalidFields(problems));
-  return schedule.ok ? schedule.at : null;
-}
-
 /** The key a booking is named by, if any (spec: business appendix 1, 2). */
 export type BookingKey = { readonly kind: Exclude<KeyKind, "none">; readonly value: string };
 
@@ -364,7 +337,11 @@ export async function bookTrip(
   if (first) return replayed(first);
   const live = deps.name === "live";
   if (live) await refuseTestTraffic(deps, business, input.request);
-  const schedule = await scheduleOrRefuse(deps, input);
+  const schedule = await scheduleOrRefuse(
+    deps,
+    input.request,
+    input.held !== undefined || input.kept !== undefined,
+  );
   const account = await businessOf(deps.runtime, business);
   const { held } = input;
   const r = held

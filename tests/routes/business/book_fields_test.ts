@@ -145,3 +145,35 @@ Deno.test("book: a ride with a segment (a delivery's: parcel or cargo) is refuse
     assert.equal(cargo.status, 201, JSON.stringify(cargo.body));
     assert.equal(cargo.body.data.segment, "cargo");
   }));
+
+Deno.test("book: a body the schema refuses also names its past scheduled_at, unknown parcel_size and vehicle and inexact amount, in one 422", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const r = await book(t, b.api_key, {
+      ...PARCEL,
+      pickup_lat: 100,
+      scheduled_at: "2000-01-01T10:00:00",
+      parcel_size: "enormous",
+      vehicle_type_id: 999_999,
+      cod_amount: 10.001,
+      order_payload: { items: [{ name: "Milk", qty: 1, unit_price: 9.995 }] },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path).sort(), [
+      "cod_amount",
+      "order_payload.items.0.unit_price",
+      "parcel_size",
+      "pickup_lat",
+      "scheduled_at",
+      "vehicle_type_id",
+    ]);
+    // A field of the wrong kind is the schema's alone: named once.
+    const wrongKind = await book(t, b.api_key, { ...PARCEL, pickup_lat: 100, scheduled_at: 5 });
+    assert.deepEqual(wrongKind.body.errors.map((e: { path: string }) => e.path).sort(), [
+      "pickup_lat",
+      "scheduled_at",
+    ]);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
