@@ -22,6 +22,7 @@ import { allowedMethods, noSuchEndpoint } from "./no_endpoint.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 import { observeRequests } from "./request_log.ts";
+import { gateTestFlag } from "./test_flag.ts";
 import { partitionsHeld } from "../runtime/placement.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
@@ -93,7 +94,8 @@ export function createApp(
 
 /**
  * What every API request passes first: the environment and request id set for the routes, a
- * body over its cap refused before it is read, and on live the test flag refused.
+ * body over its cap refused before it is read, and on live the test flag refused (test_flag.ts:
+ * a route define() serves refuses it after its guards).
  */
 function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -113,14 +115,7 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
     if (length > max) {
       throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
     }
-    // spec: business 7, 9.3: live refuses the test flag before anything is done (nothing booked
-    // or charged); the sandbox ignores it.
-    if (env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
-      throw new ApiError(
-        "test_mode_moved_to_sandbox",
-        "X-Service-Test: true is refused on live: send test requests to the sandbox",
-      );
-    }
+    gateTestFlag(c, env.name);
     refuseWhileBehind(env, c.req.method);
     await next();
   };
@@ -149,11 +144,6 @@ function refuseWhileBehind(env: Environment, method: string): void {
  * and 4.1 `GET /trip-track/{reference or token}`, and 2.4's reference links `/track/<reference>`.
  */
 const TRACKING_PATH = /^\/api\/(s|trip-track|track)(\/|$)/;
-
-/** The header `X-Service-Test: true` (header values are read case-insensitively). */
-function isTestFlag(value: string | undefined): boolean {
-  return value?.trim().toLowerCase() === "true";
-}
 
 function renderError(
   c: Context,

@@ -21,7 +21,8 @@ const INFO = {
     "`{success: false, error, message}`); every response carries X-Request-Id and " +
     "X-Service-Environment. " +
     "On live, a request with `X-Service-Test: true` answers 422 `test_mode_moved_to_sandbox` and " +
-    "does nothing; the sandbox ignores the header.",
+    "does nothing (its credential is checked first, as on any request); the sandbox ignores " +
+    "the header.",
 };
 
 export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {

@@ -20,8 +20,9 @@ export const BODY_TOO_LARGE: Refusals = {
 };
 
 /**
- * spec: business 7, 9.3: on live the request gate (app.ts) refuses `X-Service-Test: true` before
- * any route; define adds it to every route, as every route can meet it.
+ * spec: business 7, 9.3: on live `X-Service-Test: true` is refused before anything is done
+ * (test_flag.ts: after the route's guards); define adds it to every route, as every route can
+ * meet it.
  */
 export const TEST_FLAG_REFUSED: Refusals = {
   test_mode_moved_to_sandbox: "live only: the request sent `X-Service-Test: true`; nothing is " +

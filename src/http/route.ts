@@ -12,6 +12,7 @@ import { ApiError } from "./errors.ts";
 import { strictReport, type UndocumentedRefusal } from "./refusals.ts";
 import { type Input, readRequest } from "./request.ts";
 import { registerRoute } from "./route_doc.ts";
+import { refusesTestFlag, refuseTestFlag } from "./test_flag.ts";
 import type { RouteSpec, Schema } from "./route_spec.ts";
 
 export type { Input, RouteSpec };
@@ -92,8 +93,10 @@ export function define<
   const queryNames = spec.query instanceof z.ZodObject
     ? new Set(Object.keys(spec.query.shape))
     : null;
-  const run = async (c: Context<AppEnv>) =>
-    await handler(c, await readRequest(c, spec, queryNames));
+  const run = refusesTestFlag(async (c: Context<AppEnv>) => {
+    refuseTestFlag(c);
+    return await handler(c, await readRequest(c, spec, queryNames));
+  });
   const report = strictReport(api);
   if (report) {
     api.on(method, honoPath, refusalCheck(`${method} ${spec.path}`, refusals, report), guards, run);

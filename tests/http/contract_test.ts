@@ -243,7 +243,7 @@ Deno.test("contract: every operation's answers to any caller (the test flag too)
       {},
       { "X-Business-API-Key": business.api_key },
       { Authorization: `Bearer ${OPERATOR_TOKEN}` },
-      // Business 7: on live every request with the test flag is refused before its route.
+      // Business 7: on live every request with the test flag is refused, after its credential is checked.
       { "X-Business-API-Key": business.api_key, "X-Service-Test": "true" },
     ];
     const lacking: string[] = [];

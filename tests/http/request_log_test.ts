@@ -200,3 +200,26 @@ Deno.test("request log: a known credential's refusal (scope denied) names its te
     assert.equal(line?.credential, "business_key");
   }, { log: log.destination });
 });
+
+Deno.test("request log: X-Service-Test refused on live names its tenant and credential; a wrong key with it is 401", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const flagged = { "X-Service-Test": "true", "X-Request-Id": "flag-1" };
+    const r = await t.call("GET", "/business/profile", { key: b.api_key, headers: flagged });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "test_mode_moved_to_sandbox");
+    const line = log.all().find((l) => l.msg === "request" && l.request_id === "flag-1");
+    assert.equal(line?.tenant_id, b.id);
+    assert.equal(line?.credential, "business_key");
+    // Who is calling is checked first, as on every other request.
+    const wrong = await t.call("GET", "/business/profile", {
+      key: "wrong",
+      headers: { "X-Service-Test": "true" },
+    });
+    assert.equal(wrong.status, 401, JSON.stringify(wrong.body));
+    // A page, served by no define()d route, still refuses it before anything.
+    const page = await t.call("GET", "/business/dispatch-board", { headers: flagged });
+    assert.equal(page.status, 422, JSON.stringify(page.body));
+  }, { log: log.destination });
+});

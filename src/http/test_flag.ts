@@ -1,0 +1,48 @@
+/**
+ * spec: business 7, 9.3: live refuses `X-Service-Test: true` before anything is done (nothing
+ * booked or charged); the sandbox ignores it. A route declared with define() refuses it after
+ * its guards, so the caller is known and its request line names the tenant and credential, and
+ * a missing or wrong credential is answered as on any other request; any other route (a page, a
+ * socket, a path no route serves) refuses it at the request gate (app.ts).
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "./context.ts";
+import { ApiError } from "./errors.ts";
+import { matchedRoutes } from "hono/route";
+import { findTargetHandler } from "hono/utils/handler";
+
+/** define()'s handlers: those that refuse the flag themselves, after their guards. */
+const AFTER_GUARDS = new WeakSet<object>();
+
+/** define() marks the handler that runs after the route's guards. */
+export function refusesTestFlag<H extends object>(handler: H): H {
+  AFTER_GUARDS.add(handler);
+  return handler;
+}
+
+/** The header `X-Service-Test: true` (header values are read case-insensitively). */
+function isTestFlag(value: string | undefined): boolean {
+  return value?.trim().toLowerCase() === "true";
+}
+
+function testModeMoved(): ApiError {
+  return new ApiError(
+    "test_mode_moved_to_sandbox",
+    "X-Service-Test: true is refused on live: send test requests to the sandbox",
+  );
+}
+
+/** The request gate's part: refused now, unless the route's handler refuses it after its guards. */
+export function gateTestFlag(c: Context<AppEnv>, environment: string): void {
+  if (environment !== "live" || !isTestFlag(c.req.header("X-Service-Test"))) return;
+  // A router mounted with its own error handler wraps each handler (Hono's app.route).
+  const defined = matchedRoutes(c).some((r) => AFTER_GUARDS.has(findTargetHandler(r.handler)));
+  if (!defined) throw testModeMoved();
+}
+
+/** define()'s part, after the route's guards and before its request is read. */
+export function refuseTestFlag(c: Context<AppEnv>): void {
+  if (c.var.env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
+    throw testModeMoved();
+  }
+}
