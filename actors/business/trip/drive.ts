@@ -101,17 +101,7 @@ function driveOnce(t: Trip, a: DriverAction, ctx: Ctx): D {
       return deliver(t, a, at);
     case "fail":
     case "refuse_id":
-      if (t.status !== "active" || t.returning) return wrongStatus(t, "fail");
-      if (a.kind === "refuse_id" && !t.age_verification_required) {
-        return wrongStatus(t, "refuse ID for");
-      }
-      return accept([{
-        kind: "delivery_failed",
-        at,
-        reason: a.reason,
-        id_refused: a.kind === "refuse_id",
-        return_due_at: at + RETURN_DUE_MS,
-      }], replyOf);
+      return failDelivery(t, a, at);
     case "complete_return":
       if (t.status !== "active" || !t.returning) return wrongStatus(t, "complete the return of");
       return accept([{ kind: "return_completed", at }], replyOf);
@@ -143,6 +133,42 @@ function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: n
     replyOf,
     ACCEPT_TIMERS,
   );
+}
+
+/**
+ * spec: business 3.1: an active delivery fails, or its ID is refused (age-restricted only), and
+ * its return starts. A ride carries a passenger, no goods to take back (6: `returned` means goods
+ * back in stock): it ends by deliver or the driver's cancellation.
+ */
+function failDelivery(
+  t: Trip,
+  a: Extract<DriverAction, { kind: "fail" | "refuse_id" }>,
+  at: number,
+): D {
+  const { reference } = t;
+  if (t.returning) {
+    return reject(
+      "invalid_transition",
+      `the trip's return is already in progress: complete the return next: ${reference}`,
+    );
+  }
+  if (t.status !== "active") return wrongStatus(t, a.kind === "fail" ? "fail" : "refuse ID for");
+  if (t.type === "ride") {
+    return reject("invalid_transition", `a ride has no goods to return: ${reference}`);
+  }
+  if (a.kind === "refuse_id" && !t.age_verification_required) {
+    return reject(
+      "invalid_transition",
+      `the trip is not age-restricted: there is no ID check to refuse: ${reference}`,
+    );
+  }
+  return accept([{
+    kind: "delivery_failed",
+    at,
+    reason: a.reason,
+    id_refused: a.kind === "refuse_id",
+    return_due_at: at + RETURN_DUE_MS,
+  }], replyOf);
 }
 
 /** spec: business 2.2, 3.1: a matching scan, else (or without the add-on) a forced override. */

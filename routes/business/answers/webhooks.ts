@@ -94,7 +94,9 @@ export const BusinessWebhookSent = z.object({
     description: "The booking's external_reference (Business API 2.7)",
   }),
   test: z.boolean().openapi({
-    description: "True on the sample POST /business/webhook-test sends",
+    description: "True only on the sample POST /business/webhook-test sends, which a receiver " +
+      "applies to nothing. A sandbox trip's events are real events of the sandbox (false here); " +
+      "the trip in `data` says is_test and test",
   }),
   data: WebhookData(
     "A trip's events: the trip of Business API 2.2 (reference, tracking_url, status, ...) " +

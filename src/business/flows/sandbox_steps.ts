@@ -22,6 +22,7 @@ import { newId } from "../../runtime/ids.ts";
 import { bookingReference } from "../rules/booking.ts";
 import { proofRequired } from "../rules/driver_actions.ts";
 import { refuseUnlessSandbox } from "../rules/sandbox.ts";
+import { TRIP_STATUS_FLAGS } from "../rules/trip_status.ts";
 import {
   type SandboxStep,
   SIMULATED_REASONS,
@@ -117,9 +118,13 @@ async function takeStep(
   input: StepInput,
   key = stepKey(input.idempotency_key),
 ): Promise<Trip> {
-  if (step === "assign_driver") return await assignSimulatedDriver(deps, trip);
+  if (step === "assign_driver") {
+    refuseEnded(trip, step);
+    return await assignSimulatedDriver(deps, trip);
+  }
   const first = await replayedStep(deps, trip, input);
   if (first !== null) return first;
+  refuseEnded(trip, step);
   const driverId = trip.driver?.id;
   if (driverId === undefined) {
     refuse("driver_not_assigned", `${step} needs a driver: assign_driver first: ${trip.reference}`);
@@ -135,6 +140,16 @@ async function takeStep(
   return await driverTripAction(deps, driverId, trip.reference, step, action, {
     redispatch: false,
   });
+}
+
+/**
+ * spec: business 3.1: a completed or cancelled trip is final: no step moves it, the driver's
+ * assignment included (which, said again on a trip still under way, answers the trip as it is).
+ */
+function refuseEnded(trip: Trip, step: SandboxStep): void {
+  if (TRIP_STATUS_FLAGS[trip.status].final) {
+    refuse("invalid_transition", `${step}: the trip is ${trip.status}: ${trip.reference}`);
+  }
 }
 
 /**

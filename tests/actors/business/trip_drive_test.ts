@@ -184,7 +184,7 @@ Deno.test("trip drive: fail and id_refused start the return with return_due_at",
   const data = payloadOf(h, refused.events, "trip.age_verification_failed");
   assert.equal(data.age_verification_outcome, "refused");
   assert.equal(data.return_due_at, new Date(1_000 + RETURN_DUE_MS).toISOString());
-  h.refused({ kind: "fail", reason: "again" }, "invalid_transition");
+  h.refused({ kind: "fail", reason: "again" }, "invalid_transition", /already in progress/);
   const back = h.must({ kind: "complete_return" });
   const done = payloadOf(h, back.events, "trip.completed");
   assert.equal(done.delivery_outcome, "returned");
@@ -194,6 +194,19 @@ Deno.test("trip drive: fail and id_refused start the return with return_due_at",
   assert.equal(h.state.trip.returning, false);
   assert.equal(done.returning, false);
   assert.equal(h.state.trip.status, "completed");
+});
+
+Deno.test("trip drive: a ride has no goods to return and ID is refused only on an age-restricted trip, each said", () => {
+  const ride = arrived({ type: "ride" });
+  ride.must(FORCED);
+  ride.refused({ kind: "fail", reason: "no show" }, "invalid_transition", /a ride has no goods/);
+  ride.refused({ kind: "refuse_id", reason: "x" }, "invalid_transition", /a ride has no goods/);
+  const parcel = arrived();
+  parcel.must(FORCED);
+  parcel.refused({ kind: "refuse_id", reason: "x" }, "invalid_transition", /not age-restricted/);
+  assert.deepEqual(webhooks(parcel, parcel.must({ kind: "fail", reason: "closed" }).events), [
+    "trip.delivery_failed",
+  ]);
 });
 
 Deno.test("trip drive: the driver gives the trip back within the window: pending, no driver", () => {

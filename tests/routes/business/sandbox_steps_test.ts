@@ -79,6 +79,9 @@ Deno.test("sandbox steps: a delivery step by step, by external_reference, with 4
       assert.deepEqual(tail, [[], ["trip.age_verified", "cod.collected", "trip.completed"]]);
       const again = await step(t, b.api_key, trip.reference, "deliver");
       assert.equal(again.status, 409, "a completed trip is not delivered twice");
+      const reassigned = await step(t, b.api_key, trip.reference, "assign_driver");
+      assert.equal(reassigned.status, 409, JSON.stringify(reassigned.body));
+      assert.equal(reassigned.body.code, "invalid_transition");
       assert.equal(again.body.code, "invalid_transition");
 
       const got = await received(t, receiver, trip.reference, 6);
@@ -173,6 +176,13 @@ Deno.test("sandbox steps: the driver's cancellation ends the trip; refusals; ano
       assert.deepEqual(events, [[], ["trip.cancelled"]]);
       const c = (await received(t, receiver, trip.reference, 3)).get("trip.cancelled").data;
       assert.deepEqual([c.cancelled_by, c.reason, c.status], ["driver", "flat tyre", "cancelled"]);
+      // spec: business 3.1: cancelled is final: no step moves it, assign_driver included.
+      for (const name of ["assign_driver", "arrive_pickup", "cancel_by_driver"]) {
+        const ended = await step(t, b.api_key, trip.reference, name, { reason: "x" });
+        assert.equal(ended.status, 409, `${name}: ${JSON.stringify(ended.body)}`);
+        assert.equal(ended.body.code, "invalid_transition", name);
+        assert.match(ended.body.message, /the trip is cancelled/, name);
+      }
 
       const other = await fundedBusiness(t);
       const theirs = await step(t, other.api_key, trip.reference, "assign_driver");
