@@ -158,6 +158,12 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const STAFF_SESSIONS_MAX = 200;
 /** Audit entries kept in the business actor; the full trail is in Postgres. */
 export const AUDIT_ENTRIES_IN_STATE_MAX = 100;
+/**
+ * Objects and arrays nested in a JSON body, at most (the body itself is the first level): a
+ * booking's order_payload nested thousands deep was stored, then broke its business's trip list
+ * and export for good, and deeper still overflowed the stack of the request's checks.
+ */
+export const JSON_DEPTH_MAX = 32;
 /** Request bodies larger than this are refused before parsing. */
 export const REQUEST_BODY_BYTES_MAX = 1_000_000;
 /** A multipart upload (an evidence file of up to 5 MB and its form fields). */

@@ -11,6 +11,7 @@ import type { FieldError } from "../runtime/actor.ts";
 import type { Infer, RouteSpec, Schema } from "./route_spec.ts";
 import { boundedForm, boundedText, isMultipart } from "./upload.ts";
 import { requireJsonBody } from "./media_type.ts";
+import { JSON_DEPTH_MAX } from "../limits.ts";
 
 /** A request's parts, parsed (RouteSpec's schemas). */
 export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
@@ -191,9 +192,51 @@ async function readForm(
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {
   const text = await boundedText(c);
   if (text.trim() === "") return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (e) {
     throw validationFailed([{ path: "body", message: `not valid JSON: ${(e as Error).message}` }]);
   }
+  const deep = tooDeep(parsed);
+  if (deep !== null) {
+    throw validationFailed([{
+      path: deep,
+      message: `nested more than ${JSON_DEPTH_MAX} levels of objects and arrays deep`,
+    }]);
+  }
+  return parsed;
+}
+
+/** A value met walking a body: its parent and key, to name its path if it is too deep. */
+interface Nested {
+  readonly value: unknown;
+  readonly level: number;
+  readonly parent: Nested | null;
+  readonly key: string;
+}
+
+/**
+ * The path of the first object or array nested past JSON_DEPTH_MAX in `body`, or null: walked
+ * without recursion, as any depth may be sent, and naming a path only for the one refused.
+ */
+function tooDeep(body: unknown): string | null {
+  const stack: Nested[] = [{ value: body, level: 1, parent: null, key: "body" }];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.value === null || typeof n.value !== "object") continue;
+    if (n.level > JSON_DEPTH_MAX) return pathOf(n);
+    for (const [key, value] of Object.entries(n.value)) {
+      stack.push({ value, level: n.level + 1, parent: n, key });
+    }
+  }
+  return null;
+}
+
+function pathOf(n: Nested): string {
+  const keys: string[] = [];
+  for (let at: Nested | null = n; at !== null && at.parent !== null; at = at.parent) {
+    keys.unshift(at.key);
+  }
+  return keys.join(".") || "body";
 }

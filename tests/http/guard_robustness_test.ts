@@ -2,7 +2,7 @@
  * Bad input, by construction (Business API 9.1; CONTRACT "Errors"): every operation of the
  * OpenAPI document that takes a JSON body is sent, by its own tenant with real identifiers, the
  * wrong JSON type, text that is no JSON, each declared field of a wrong type, strings past their
- * cap and 10,000 levels of nesting. Each answers a 4xx in the error shape, never a 500, and
+ * cap and 10,000 levels of nesting, in place of a field and inside one that takes an object. Each answers a 4xx in the error shape, never a 500, and
  * changes nothing. A route added later is probed without anyone listing it.
  */
 import assert from "node:assert/strict";
@@ -114,7 +114,7 @@ function badBodies(op: Operation): [string, string][] {
     ["deep nesting", DEEP_ARRAY],
   ];
   // Parsing 10,000 levels or a megabyte is the cost: once each is enough.
-  let megabyte = false, deep = false;
+  let megabyte = false, deep = false, deepInside = false;
   for (const [path, schema] of declaredFields(op.body)) {
     const k = path.join(".");
     const types = typesOf(schema);
@@ -125,6 +125,11 @@ function badBodies(op: Operation): [string, string][] {
     if (!deep && !types.has("object") && types.size > 0) {
       deep = true;
       out.push([`${k} nested deep`, withValue(base, path, DEEP_OBJECT)]);
+    }
+    // A field that takes an object (an order_payload, a cart) holding one nested past the bound.
+    if (!deepInside && types.has("object")) {
+      deepInside = true;
+      out.push([`${k} holding deep nesting`, withValue(base, path, DEEP_OBJECT)]);
     }
     const max = maxLengthOf(schema);
     if (max !== null) {

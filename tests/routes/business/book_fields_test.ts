@@ -1,6 +1,7 @@
 /** POST /business/book (Business API 2.1, 7): each field's format, refused 422 naming it. */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { JSON_DEPTH_MAX } from "../../../src/limits.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL, RIDE } from "./trips_fixtures.ts";
 
 Deno.test("book: a scheduled_at on a day the calendar lacks or not in ISO 8601 is refused 422 naming it, nothing stored", () =>
@@ -176,4 +177,25 @@ Deno.test("book: a body the schema refuses also names its past scheduled_at, unk
     ]);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
+
+Deno.test("book: an order_payload nested past JSON_DEPTH_MAX is refused 422 naming where, nothing charged; the list still answers", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    let deep: unknown = 1;
+    for (let i = 0; i < 3_000; i++) deep = { a: deep };
+    const r = await book(t, b.api_key, { ...PARCEL, order_payload: deep });
+    assert.equal(r.status, 422, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.code, "validation_failed");
+    const [error] = r.body.errors;
+    assert.equal(error.path, `order_payload${".a".repeat(JSON_DEPTH_MAX - 1)}`);
+    assert.match(error.message, new RegExp(`more than ${JSON_DEPTH_MAX} levels`));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    // As deep as the bound allows is kept as sent.
+    let fits: unknown = 1;
+    for (let i = 0; i < JSON_DEPTH_MAX - 1; i++) fits = { a: fits };
+    const kept = await book(t, b.api_key, { ...PARCEL, order_payload: fits });
+    assert.equal(kept.status, 201, JSON.stringify(kept.body).slice(0, 300));
+    await t.settle();
+    assert.equal((await t.call("GET", "/business/trips", { key: b.api_key })).status, 200);
   }));
