@@ -31,6 +31,10 @@ z.config({
         : Array.isArray(issue.input)
         ? "array"
         : typeof issue.input;
+      // JSON's 1e400 parses to Infinity, which zod refuses as "not a number" of type number.
+      if (typeof issue.input === "number" && !Number.isFinite(issue.input)) {
+        return "not a finite number";
+      }
       return issue.code === "invalid_type"
         ? `expected ${issue.expected}, received ${got}`
         : `not a valid value (received ${got})`;

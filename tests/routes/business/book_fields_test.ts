@@ -199,3 +199,20 @@ Deno.test("book: an order_payload nested past JSON_DEPTH_MAX is refused 422 nami
     await t.settle();
     assert.equal((await t.call("GET", "/business/trips", { key: b.api_key })).status, 200);
   }));
+
+Deno.test("book: a number too large for a double (1e400, read as Infinity) is named as not finite", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const text = JSON.stringify(PARCEL).replace(
+      `"pickup_lat":${PARCEL.pickup_lat}`,
+      '"pickup_lat":1e400',
+    );
+    const res = await t.app.request("/api/business/book", {
+      method: "POST",
+      headers: { "X-Business-API-Key": b.api_key, "Content-Type": "application/json" },
+      body: text,
+    });
+    const body = await res.json();
+    assert.equal(res.status, 422, JSON.stringify(body));
+    assert.deepEqual(body.errors, [{ path: "pickup_lat", message: "not a finite number" }]);
+  }));
