@@ -63,7 +63,11 @@ function bookRoute(api: Api): void {
     body: BookRequest,
     alsoCheck: (c, sent) => problemsBesideTheSchema(businessCall(c).env, sent),
     status: 201,
-    replay: "The same external_reference (else Idempotency-Key) with the same body",
+    replay: "The same external_reference (else Idempotency-Key) with the same body: field order " +
+      "aside, and a field sent at the value leaving it out means (stops [], handover_required, " +
+      "age_verification_required and shop_deliver false, a parcel's segment parcel, " +
+      "order_payload.external_reference the booking's own; in the sandbox test and dry_run) as " +
+      "if left out",
     idempotencyKey: "Up to 64 characters; a body external_reference wins over it, and it never " +
       "becomes the order's external_reference",
     response: TripAnswer,

@@ -84,7 +84,9 @@ const OrderPayload = z.object({
   items: boundedArray(Item, 200).optional(),
   pieces: z.number().int().min(1).max(1_000).optional(),
   external_reference: z.string().max(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
-    description: "The booking's external_reference is copied here: another value is refused",
+    description:
+      "The booking's external_reference is copied here (an order_payload of its own when none " +
+      "is sent): another value is refused",
   }),
 }).loose();
 

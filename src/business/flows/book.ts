@@ -20,6 +20,7 @@ import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { raiseAlert } from "../../courier/flows/alerts.ts";
 import {
+  bookingFingerprint,
   bookingReference,
   bookingTexts,
   type DestAddressField,
@@ -238,8 +239,13 @@ function draftOf(
     scheduled_at: o.scheduledAt,
     prep_minutes: r.prep_minutes ?? null,
     handover_required: r.handover_required ?? false,
-    // spec: business 2.1: external_reference is copied into order_payload.external_reference.
-    order_payload: r.order_payload ? { ...r.order_payload, external_reference: ext } : null,
+    // spec: business 2.1: external_reference is copied into order_payload.external_reference,
+    // an order_payload of its own when none was sent.
+    order_payload: r.order_payload
+      ? { ...r.order_payload, external_reference: ext }
+      : ext === null
+      ? null
+      : { external_reference: ext },
     cod_amount_minor: cod?.ok ? cod.minor : null,
     delivery_code: r.delivery_code ?? null,
     age_verification_required: r.age_verification_required ?? false,
@@ -331,7 +337,7 @@ export async function bookTrip(
 ): Promise<Booked> {
   const key = keyOf(input);
   const reference = bookingReference(business, key, () => crypto.randomUUID());
-  const fingerprint = fingerprintOf(input.body);
+  const fingerprint = bookingFingerprint(input.body, deps.name === "sandbox");
   const scenario = input.request.sandbox_scenario;
   const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;
   if (first) return replayed(first);

@@ -253,6 +253,46 @@ export function fingerprintOf(body: unknown): string {
   return sha256Hex(canonicalJson(body));
 }
 
+/**
+ * Fields sent at the value leaving them out means (spec: business 2.1): the same booking
+ * however spelled. `test` and `dry_run` are refused on live when true and ignored in the sandbox.
+ */
+const MEANING_ABSENT: ReadonlyArray<readonly [string, (v: unknown) => boolean]> = [
+  ["stops", (v) => Array.isArray(v) && v.length === 0],
+  ["handover_required", (v) => v === false],
+  ["age_verification_required", (v) => v === false],
+  ["shop_deliver", (v) => v === false],
+  ["test", (v) => v === false],
+  ["dry_run", (v) => v === false],
+];
+
+/**
+ * spec: business 7, appendix 1, 2: what tells a retry of a booking from other details: the body
+ * as fingerprintOf reads it, less what changes nothing (MEANING_ABSENT; a parcel's segment
+ * `parcel`; an order_payload.external_reference that is the booking's own, which the booking
+ * copies there itself; in the sandbox, the test flags it ignores). Sent one way first and the
+ * other on a retry, the same booking answered 409 external_reference_conflict.
+ */
+export function bookingFingerprint(body: unknown, sandbox: boolean): string {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return fingerprintOf(body);
+  const b: Record<string, unknown> = { ...body };
+  for (const [field, absent] of MEANING_ABSENT) if (absent(b[field])) delete b[field];
+  if (b.type === "parcel" && b.segment === "parcel") delete b.segment;
+  if (sandbox) {
+    delete b.test;
+    delete b.dry_run;
+  }
+  const payload = b.order_payload;
+  if (payload !== null && typeof payload === "object" && !Array.isArray(payload)) {
+    const p: Record<string, unknown> = { ...payload };
+    if (p.external_reference === b.external_reference) delete p.external_reference;
+    // What the booking makes of an external_reference alone (orderPayloadOf).
+    if (Object.keys(p).length === 0) delete b.order_payload;
+    else b.order_payload = p;
+  }
+  return fingerprintOf(b);
+}
+
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** `BK-` and 12 characters of Crockford base 32 from the first bytes of `hex`. */

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { inexactInEveryCurrency, scheduleOf } from "../../../src/business/rules/booking.ts";
+import {
+  bookingFingerprint,
+  inexactInEveryCurrency,
+  scheduleOf,
+} from "../../../src/business/rules/booking.ts";
 
 const NOW = Date.parse("2026-11-02T08:00:00Z");
 
@@ -102,4 +106,54 @@ Deno.test("inexactInEveryCurrency: an amount is named only when no currency hold
   );
   assert.deepEqual(inexactInEveryCurrency({ cod_amount: 9.99 }, ["BWP"]), []);
   assert.deepEqual(inexactInEveryCurrency(r, []), []);
+});
+
+Deno.test("bookingFingerprint: a field sent at the value leaving it out means is the same booking; any other value is not", () => {
+  const body = {
+    type: "parcel",
+    external_reference: "ORD-1",
+    order_payload: { store_name: "Molapo" },
+  };
+  const same = [
+    { stops: [] },
+    { handover_required: false },
+    { age_verification_required: false },
+    { shop_deliver: false },
+    { segment: "parcel" },
+    { test: false, dry_run: false },
+    { order_payload: { store_name: "Molapo", external_reference: "ORD-1" } },
+  ];
+  for (const extra of same) {
+    for (const sandbox of [false, true]) {
+      assert.equal(
+        bookingFingerprint({ ...body, ...extra }, sandbox),
+        bookingFingerprint(body, sandbox),
+        JSON.stringify(extra),
+      );
+    }
+  }
+  const other = [
+    { handover_required: true },
+    { segment: "cargo" },
+    { stops: [{ address: "A" }] },
+    { order_payload: { store_name: "Molapo", external_reference: "ORD-2" } },
+  ];
+  for (const extra of other) {
+    assert.notEqual(
+      bookingFingerprint({ ...body, ...extra }, true),
+      bookingFingerprint(body, true),
+    );
+  }
+  // Ignored in the sandbox; on live a true flag is refused, never a replay of the booking.
+  assert.equal(bookingFingerprint({ ...body, test: true }, true), bookingFingerprint(body, true));
+  assert.notEqual(
+    bookingFingerprint({ ...body, test: true }, false),
+    bookingFingerprint(body, false),
+  );
+  // An external_reference alone is what the booking makes an order_payload of.
+  const bare = { type: "parcel", external_reference: "ORD-1" };
+  assert.equal(
+    bookingFingerprint({ ...bare, order_payload: { external_reference: "ORD-1" } }, false),
+    bookingFingerprint(bare, false),
+  );
 });

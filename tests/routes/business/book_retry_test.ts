@@ -19,6 +19,17 @@ Deno.test("book retry: an external_reference replays its trip, conflicts on othe
     assert.equal(again.status, 200);
     assert.equal(again.body.data.replayed, true);
     assert.equal(again.body.data.reference, first.body.data.reference);
+    // The same booking spelled with its defaults (business 2.1) is a replay, not other details.
+    const spelled = await book(t, b.api_key, {
+      ...body,
+      stops: [],
+      handover_required: false,
+      segment: "parcel",
+      order_payload: { external_reference: "ORD-7" },
+    });
+    assert.equal(spelled.status, 200, JSON.stringify(spelled.body));
+    assert.equal(spelled.body.data.reference, first.body.data.reference);
+    assert.deepEqual(first.body.data.order_payload, { external_reference: "ORD-7" });
     const other = await book(t, b.api_key, { ...body, passenger_name: "Someone else" });
     assert.equal(other.status, 409);
     assert.equal(other.body.code, "external_reference_conflict");
