@@ -46,7 +46,9 @@ export const DriverLineBody = LineReportBody.extend({
 
 export const CollectBody = z.object({
   collected_amount: DecimalAmount.openapi({
-    description: "The till receipt's total, a decimal in the order's currency" + UP_TO,
+    description: "The till receipt's total, a decimal in the order's currency" + UP_TO +
+      "; at most what is left of the purchase float (purchase_amount less the till amounts of " +
+      "the stores collected before), else 422 validation_failed naming it",
   }),
 });
 

@@ -20,7 +20,7 @@ import { driverTrip } from "../../business/flows/driver_trips.ts";
 import { replayOr } from "../../business/flows/driver_replays.ts";
 import { imageTypeOf } from "../../business/rules/driver_actions.ts";
 import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
-import { formatMinor, toMinor } from "../../domain/money.ts";
+import { formatMinor, sumMinor, toMinor } from "../../domain/money.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
 import { SHOPPING_AMOUNT_MAX } from "../../limits.ts";
 import type { Deps } from "../../environment.ts";
@@ -67,6 +67,8 @@ interface Target {
   readonly trip: Trip;
   readonly order: ShoppingOrder;
   readonly store: ShoppingStore;
+  /** The till amounts of the stores collected before this one in the sequence. */
+  readonly spentBefore: number;
 }
 
 /** spec: business 3.1: the shopper buys between accepting the trip and collecting it. */
@@ -157,6 +159,7 @@ export async function collectShoppingStore(
     { key: input.idempotency_key, request },
     async (t) => {
       const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
+      refuseBeyondFloat(t, amount);
       // A collection the store refuses whatever its receipt keeps no photo (the store decides
       // again on its own state when asked).
       const refused = collectRefusal(t.store);
@@ -167,6 +170,25 @@ export async function collectShoppingStore(
       return { kind: "collect", collected_amount_minor: amount, receipt_photo };
     },
   );
+}
+
+/**
+ * spec: shopping 1.1, 2.2: the shopper spends the purchase float fronted to them, and the
+ * business is charged what the tills took: a till amount past what is left of the float (a
+ * mistyped or dishonest one) is refused, naming it, never charged. Stores are collected one at
+ * a time, in sequence, so what the earlier ones took is known.
+ */
+function refuseBeyondFloat(t: Target, amount: number): void {
+  const left = t.order.purchase_amount_minor - t.spentBefore;
+  if (amount <= left) return;
+  const { currency } = t.order;
+  const money = (minor: number) => `${formatMinor(minor, currency)} ${currency}`;
+  throw new Refused(invalidFields([{
+    path: "collected_amount",
+    message: `${money(amount)} is more than the purchase float left: ${money(left)} ` +
+      `(purchase_amount ${money(t.order.purchase_amount_minor)}, ${money(t.spentBefore)} ` +
+      "spent at the stores before)",
+  }]));
 }
 
 /** spec: shopping 3: nothing could be bought at the store. */
@@ -289,7 +311,8 @@ async function shopperTarget(
         "collect it or mark it unavailable before this one",
     );
   }
-  return { trip, order, store: stores[n]! };
+  const spentBefore = sumMinor(stores.slice(0, n).map((s) => s.collected_amount_minor ?? 0));
+  return { trip, order, store: stores[n]!, spentBefore };
 }
 
 /** The order's stores by `sequence`, equal ones in array order (as GET lists them). */

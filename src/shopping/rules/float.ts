@@ -52,7 +52,10 @@ export interface Reconciliation {
   readonly spent_minor: number;
   /** spent - estimated, across the stores. */
   readonly difference_minor: number;
-  /** purchase - spent: what of the float comes back (negative: the shopper spent beyond it). */
+  /**
+   * purchase - spent: what of the float comes back; never negative, as a till amount past what
+   * is left of the float is refused (flows/shopper.ts refuseBeyondFloat).
+   */
   readonly float_returned_minor: number;
   readonly refund_minor: number;
   /** What the business is charged for the goods: exactly the amount spent at the tills. */

@@ -21,11 +21,11 @@ function collectForm(key: string, amount: string) {
   return f;
 }
 
-async function order(t: TestEnv, stores: number) {
+async function order(t: TestEnv, stores: number, purchase_amount?: number) {
   const b = await shoppingBusiness(t);
   const body = orderBody("ORD-AMT", {
     shopping: { stores: Array.from({ length: stores }, (_, i) => store(String(i), 1)) },
-  });
+  }, purchase_amount === undefined ? {} : { purchase_amount });
   const r = await createOrder(t, b.api_key, body);
   assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
   const reference = r.body.data.reference as string;
@@ -44,7 +44,8 @@ async function order(t: TestEnv, stores: number) {
 // the exact range, failed the basket's reconciliation for ever (the basket never collected).
 Deno.test("shopper amounts: past 1,000,000,000 a till amount, unit price paid or substitute price is 422 naming it, nothing changed; twenty stores at the bound reconcile exactly", () =>
   withTestEnv(async (t) => {
-    const o = await order(t, 20);
+    // A float as large as twenty tills at the bound: the till amounts are within it.
+    const o = await order(t, 20, 20_000_000_000);
     const found = { outcome: "found", qty_found: 2, unit_price_paid: MAX };
     const refused: [string, Record<string, unknown>][] = [
       ["unit_price_paid", { ...found, unit_price_paid: "1000000000.01" }],
@@ -79,7 +80,7 @@ Deno.test("shopper amounts: past 1,000,000,000 a till amount, unit price paid or
     assert.equal(float.collected_amount, 20_000_000_000);
     assert.equal(float.reconciliation.spent_amount, 20_000_000_000);
     assert.equal(float.reconciliation.charged_amount, 20_000_000_000);
-    assert.equal(float.reconciliation.float_returned, 400 - 20_000_000_000);
+    assert.equal(float.reconciliation.float_returned, 0);
   }));
 
 // Before: the sandbox's collect step without an amount summed what the lines bought, and past the
@@ -114,6 +115,35 @@ Deno.test("sandbox shopper amounts: a collection without an amount whose lines c
     const collected = await step("stores/F-0/collect");
     assert.equal(collected.status, 422, JSON.stringify(collected.body));
     assert.equal(collected.body.errors[0].path, "collected_amount");
-    const given = await step("stores/F-0/collect", { collected_amount: "999999.99" });
+    const given = await step("stores/F-0/collect", { collected_amount: "150.00" });
     assert.equal(given.status, 200, JSON.stringify(given.body).slice(0, 300));
   }, { name: "sandbox" }));
+
+// Before: a till amount was never held against the float, and the whole of it was charged: one
+// store collected at 999,999.99 on a 150.15 float took the wallet a million below nothing.
+Deno.test("shopper amounts: a till amount past what is left of the purchase float is 422 naming collected_amount, nothing charged; up to it is taken", () =>
+  withTestEnv(async (t) => {
+    const o = await order(t, 2);
+    const float = (await o.get()).body.data.float;
+    const purchase = Math.round(float.purchase_amount * 100);
+    const found = { outcome: "found", qty_found: 2, unit_price_paid: "1.00" };
+    const line = (i: number) =>
+      o.post(`F-${i}/items/${i}-0`, { idempotency_key: `l${i}`, ...found });
+    assert.equal((await line(0)).status, 200);
+    const first = await o.post("F-0/collect", collectForm("c0", "10.00"));
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal((await line(1)).status, 200);
+    const left = (purchase - 1_000) / 100;
+    const past = await o.post("F-1/collect", collectForm("c1", (left + 0.01).toFixed(2)));
+    assert.equal(past.status, 422, JSON.stringify(past.body));
+    assert.equal(past.body.errors[0].path, "collected_amount");
+    assert.match(past.body.message, new RegExp(`purchase float left: ${left.toFixed(2)} BWP`));
+    const store = (await o.get()).body.data.stores[1];
+    assert.equal(store.status, "pending", "nothing changed");
+    const taken = await o.post("F-1/collect", collectForm("c2", left.toFixed(2)));
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    await until(t, async () => (await o.get()).body.data.float.reconciliation !== null, "basket");
+    const done = (await o.get()).body.data.float.reconciliation;
+    assert.equal(done.charged_amount, float.purchase_amount);
+    assert.equal(done.float_returned, 0);
+  }));
