@@ -16,7 +16,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { EXAMPLE_ROUTE, RouteFields, Text } from "../../src/business/booking_schema.ts";
-import { TEST_FLAGS, wholeNumber } from "../../src/http/schemas.ts";
+import { PlainText, TEST_FLAGS, wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { SubscriptionAnswer, subscriptionView } from "./answers/subscriptions.ts";
@@ -63,7 +63,7 @@ const SubscriptionRequest = z.object({
   cargo_body_type: z.enum(BODY_TYPES).optional(),
   cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
   delivery_code: Text(32).optional(),
-  note: z.string().max(1_000).optional(),
+  note: PlainText(1_000, { lines: true }).optional(),
   // spec: business 7, 9.3: as on POST /business/book.
   ...TEST_FLAGS,
 }).openapi({

@@ -4,14 +4,19 @@
  * destination (scheduled_at against the clock, test markers, the vehicle) is the flow's.
  */
 import { z } from "../http/route.ts";
-import { boundedArray, EVEN_WITH_BAD_FIELDS, TEST_FLAGS } from "../http/schemas.ts";
+import { boundedArray, EVEN_WITH_BAD_FIELDS, PlainText, TEST_FLAGS } from "../http/schemas.ts";
 import type { BookingRequest } from "./flows/book.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX, parseScheduledAt } from "./rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
 import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 
-export const Text = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * Required text of one line: a control character (an escape sequence, a bell, a line break) is
+ * refused naming its field, as the driver routes refuse it: names, addresses and items reach the
+ * driver app, labels and packing slips, where it would print as it was sent.
+ */
+export const Text = (max: number) => PlainText(max).min(1);
 /** A route the examples of the documents (and the Postman collection) book: a served zone's. */
 export const EXAMPLE_ROUTE = {
   pickup_address: "Main Mall, Gaborone",
@@ -159,7 +164,7 @@ export const BookRequest = z.object({
   prep_minutes: z.number().int().min(0).max(24 * 60).optional(),
   handover_required: z.boolean().optional(),
   order_payload: OrderPayload.optional(),
-  note: z.string().max(1_000).optional(),
+  note: PlainText(1_000, { lines: true }).optional(),
   cod_amount: z.number().min(0).max(1_000_000).optional(),
   shop_deliver: z.boolean().optional(),
   delivery_code: Text(32).optional(),

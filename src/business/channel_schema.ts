@@ -6,8 +6,8 @@
 import { z } from "../http/route.ts";
 import type { BookingRequest } from "./flows/book.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "./rules/booking.ts";
+import { Text } from "./booking_schema.ts";
 
-const Text = (max: number) => z.string().trim().min(1).max(max);
 const Place = z.object({
   address: Text(300),
   lat: z.number().min(-90).max(90),

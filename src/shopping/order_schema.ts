@@ -5,7 +5,7 @@
  */
 import { z } from "../http/route.ts";
 import { EXAMPLE_ROUTE, RouteFields, Text } from "../business/booking_schema.ts";
-import { Phone, TEST_FLAGS } from "../http/schemas.ts";
+import { Phone, PlainText, TEST_FLAGS } from "../http/schemas.ts";
 import {
   SHOPPING_AMOUNT_MAX,
   SHOPPING_EXTERNAL_ID_CHARS_MAX,
@@ -85,7 +85,7 @@ export const ShoppingOrderRequest = z.object({
   scheduled_at: Text(40).optional().openapi({
     description: "ISO 8601, as for POST /business/book",
   }),
-  notes: z.string().max(1_000).optional(),
+  notes: PlainText(1_000, { lines: true }).optional(),
   delivery_code: Text(32).optional(),
   payment_method: Text(40).optional(),
   recipient_first_names: Text(200),
