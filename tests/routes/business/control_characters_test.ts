@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, PARCEL } from "./trips_fixtures.ts";
 import { postBatch, stop } from "./batch_fixtures.ts";
 import { subscribe, WEEKLY } from "./subscription_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "../shopping/shopping_fixtures.ts";
