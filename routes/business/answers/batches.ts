@@ -38,8 +38,9 @@ const BatchStopAnswer = z.object({
 export const BatchAnswer = z.object({
   id: z.string().openapi({ example: "BT-7Q2M9X4K1C0D" }),
   status: z.enum(["booking", "booked"]).openapi({
-    description: "booked once every stop's trip exists; a retry of the same body completes one " +
-      "left booking",
+    description: "The batch's booking: booked once every stop's trip exists (a retry of the " +
+      "same body completes one left booking). What became of each delivery, cancelled ones " +
+      "included, is its stop's status",
   }),
   segment: z.enum(["parcel", "cargo"]),
   external_reference: orNull(z.string()),
@@ -49,7 +50,10 @@ export const BatchAnswer = z.object({
   }),
   cargo_body_type: orNull(z.string()),
   cargo_capacity_class: orNull(z.string()),
-  billing_amount: z.number().openapi({ description: "The stops' billing amounts added up" }),
+  billing_amount: z.number().openapi({
+    description: "The stops' billing amounts added up, as charged at booking; a cancelled " +
+      "stop's charge is refunded to the wallet (its trip's refund_status, GET /business/wallet)",
+  }),
   billing_currency: z.string(),
   stop_count: z.number().int(),
   stops: z.array(BatchStopAnswer),

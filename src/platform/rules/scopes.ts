@@ -59,6 +59,11 @@ export const PARTNER_SCOPE_ENDPOINTS: Readonly<Record<PartnerScope, readonly str
     "GET /business/parcel-sizes",
     "GET /business/zones",
     "POST /business/geocode",
+    // spec: shopping 5: "or a scoped partner key": a shopping order is a delivery booked, read
+    // and decided on by the merchant platform; its settings and secret stay the business's.
+    "POST /business/shopping-orders",
+    "GET /business/shopping-orders/{reference}",
+    "POST /business/shopping-orders/{reference}/items/{external_item_id}/decision",
   ],
   rewards: [
     "POST /business/coupons/validate",
