@@ -51,6 +51,8 @@ function createRoute(api: Api): void {
     description: `Up to ${BATCH_STOPS_MAX} stops, each booked as a trip of its own and priced on ` +
       "its own size by the fare calculator, all with one vehicle fitted to the largest stop, " +
       "put in a driving order (cheapest insertion, then 2-opt) from the first stop's pickup. " +
+      "One driver collects every stop, so every pickup is in the first stop's zone (GET " +
+      "/business/zones), else 422 validation_failed names each stop outside it. " +
       "The wallet pays each stop as a single booking; the whole batch must be affordable or " +
       "nothing is created. The same external_reference (else batch_reference, else " +
       "Idempotency-Key) with the same body answers the first batch (200, replayed); a retry " +

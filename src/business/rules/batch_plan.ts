@@ -90,14 +90,21 @@ export function planBatch(
     if (!p.ok) return ofStop(i, p);
     prices.push(p.price);
   }
-  const currency = prices[0]!.fare.currency;
-  const other = prices.findIndex((p) => p.fare.currency !== currency);
-  if (other >= 0) {
+  const { currency, zone_id: zone } = prices[0]!.fare;
+  // spec: business 3.2, 4.2: one driver in one vehicle collects every stop, so every pickup is in
+  // the first's zone (and so priced in its currency); a batch across zones (Gaborone and
+  // Francistown, 400 km apart) cannot be served, and nothing is created.
+  const elsewhere = prices.flatMap((p, i) => p.fare.zone_id === zone ? [] : [i]);
+  if (elsewhere.length > 0) {
+    const errors = elsewhere.map((i) => ({
+      path: `stops.${i}.pickup_lat`,
+      message: `picked up in zone ${prices[i]!.fare.zone_id}, the first stop in ${zone}: one ` +
+        "driver collects every stop of a batch",
+    }));
     return reject(
       "validation_failed",
-      `stops.${other}: a batch is paid in one currency: this pickup's zone is priced in ` +
-        `${prices[other]!.fare.currency}, the first stop's in ${currency}`,
-      { errors: [{ path: `stops.${other}.pickup_lat`, message: "another currency's zone" }] },
+      `a batch's pickups are in one zone: ${errors.map((e) => e.path).join(", ")} outside ${zone}`,
+      { errors },
     );
   }
   return {

@@ -62,6 +62,26 @@ Deno.test("batch plan: a stop no vehicle carries refuses the batch, naming the s
   assert.equal(outside.code, "outside_service_area");
 });
 
+Deno.test("batch plan: pickups in two zones (Gaborone, Francistown) cannot be served by one driver: refused naming each stop outside the first's zone", () => {
+  const francistown = { lat: -21.1661, lng: 27.5144 };
+  const r = planBatch(
+    c,
+    [
+      { pickup: MALL, dest: east(1), size: "s" },
+      { pickup: francistown, dest: francistown, size: "s" },
+      { pickup: MALL, dest: east(2), size: "s" },
+      { pickup: francistown, dest: francistown, size: "m" },
+    ],
+    {},
+    "upgrade",
+  );
+  assert.ok(!r.ok);
+  assert.equal(r.code, "validation_failed");
+  const errors = r.details?.errors as { path: string; message: string }[];
+  assert.deepEqual(errors.map((e) => e.path), ["stops.1.pickup_lat", "stops.3.pickup_lat"]);
+  assert.match(errors[0]!.message, /zone francistown, the first stop in gaborone/);
+});
+
 Deno.test("batch rules: sizes and their short forms; references derived from the key", () => {
   assert.deepEqual(
     ["s", "m", "l", "xl", "small", "oversized"].map((s) => parcelSizeOf(s as "s")),
