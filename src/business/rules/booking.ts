@@ -65,12 +65,16 @@ export interface MarkedText {
   readonly text: string | null | undefined;
 }
 
+/** Unicode format characters (Cf): zero-width spaces and joiners, direction marks, BOM. */
+const INVISIBLE = /\p{Cf}/gu;
+
 /** The first marked text among `texts` (name, item, address, note), by its path; null: none. */
 export function testMarked(
   texts: readonly MarkedText[],
 ): { readonly path: string; readonly marker: string } | null {
   for (const { path, text } of texts) {
-    const head = (text ?? "").trimStart().toUpperCase();
+    // Invisible format characters (a zero-width space, a direction mark) hide no marker.
+    const head = (text ?? "").replace(INVISIBLE, "").trimStart().toUpperCase();
     const marker = TEST_MARKERS.find((m) => head.startsWith(m));
     if (marker) return { path, marker };
   }

@@ -4,6 +4,7 @@ import {
   bookingFingerprint,
   inexactInEveryCurrency,
   scheduleOf,
+  testMarked,
 } from "../../../src/business/rules/booking.ts";
 
 const NOW = Date.parse("2026-11-02T08:00:00Z");
@@ -155,5 +156,21 @@ Deno.test("bookingFingerprint: a field sent at the value leaving it out means is
   assert.equal(
     bookingFingerprint({ ...bare, order_payload: { external_reference: "ORD-1" } }, false),
     bookingFingerprint(bare, false),
+  );
+});
+
+Deno.test("testMarked: a marker after spaces or invisible format characters is found; elsewhere in the text it is not", () => {
+  for (const text of ["__TEST order", "  [test] x", "\u200b__TEST", "\u200e\ufeff TEST ORDER 5"]) {
+    assert.ok(testMarked([{ path: "note", text }]), JSON.stringify(text));
+  }
+  for (const text of ["Order __TEST", "TESTING", null, undefined]) {
+    assert.equal(testMarked([{ path: "note", text }]), null, JSON.stringify(text));
+  }
+  assert.deepEqual(
+    testMarked([{ path: "a", text: "x" }, { path: "b", text: "\u2060DO NOT DELIVER" }]),
+    {
+      path: "b",
+      marker: "DO NOT DELIVER",
+    },
   );
 });
