@@ -119,6 +119,8 @@ export const OUTBOX_ITEM_BYTES_MAX = 60_000;
  * hour it is booked ahead of its pickup, not a retry for ever.
  */
 export const SUBSCRIPTION_OCCURRENCE_ATTEMPTS_MAX = 12;
+/** How far ahead a recurring delivery may start (starts_on), in days: two years. */
+export const SUBSCRIPTION_START_DAYS_MAX = 730;
 /** Due timers fired per scheduler pass (bounded loop). */
 export const TIMER_FIRE_BATCH_MAX = 500;
 

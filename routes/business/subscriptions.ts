@@ -17,6 +17,7 @@ import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { EXAMPLE_ROUTE, RouteFields, Text } from "../../src/business/booking_schema.ts";
 import { PlainText, TEST_FLAGS, wholeNumber } from "../../src/http/schemas.ts";
+import { SUBSCRIPTION_START_DAYS_MAX } from "../../src/limits.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { SubscriptionAnswer, subscriptionView } from "./answers/subscriptions.ts";
@@ -48,7 +49,8 @@ const SubscriptionRequest = z.object({
   }),
   starts_on: z.iso.date().optional().openapi({
     description: "YYYY-MM-DD, local: no occurrence before it. Default today; a date before " +
-      "today in the subscription's time zone is refused (422 validation_failed)",
+      "today in the subscription's time zone, or more than " +
+      `${SUBSCRIPTION_START_DAYS_MAX} days ahead, is refused (422 validation_failed)`,
   }),
   external_reference: Text(SUBSCRIPTION_REFERENCE_CHARS_MAX).optional().openapi({
     description: "Each occurrence's trip carries `<external_reference>-<YYYY-MM-DD>`",

@@ -29,7 +29,7 @@ import {
   localDate,
   localInstant,
   occurrenceKey,
-  startsInPast,
+  startProblem,
   type SubscriptionSchedule,
 } from "../rules/subscription.ts";
 import {
@@ -151,12 +151,8 @@ export async function createSubscription(
       message: `required: the business's country has no single time zone: ${account.country}`,
     }]));
   }
-  if (input.starts_on && startsInPast(input.starts_on, timezone, deps.clock.now())) {
-    throw new Refused(invalidFields([{
-      path: "starts_on",
-      message: `must not be before today in ${timezone}: ${input.starts_on}`,
-    }]));
-  }
+  const start = input.starts_on && startProblem(input.starts_on, timezone, deps.clock.now());
+  if (start) throw new Refused(invalidFields([{ path: "starts_on", message: start }]));
   await priced(deps, account, await located(deps, business, input.delivery));
   const schedule: SubscriptionSchedule = {
     days_of_week: [...new Set(input.days_of_week)].sort((a, b) => a - b),

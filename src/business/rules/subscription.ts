@@ -6,6 +6,7 @@
  */
 import ct from "countries-and-timezones";
 import { canonicalTimeZone, isValidTimeZone } from "../../domain/calendar.ts";
+import { SUBSCRIPTION_START_DAYS_MAX } from "../../limits.ts";
 
 /** The trip of an occurrence is booked this long before its pickup time (as a scheduled trip). */
 export const OCCURRENCE_BOOKING_LEAD_MS = 60 * 60_000;
@@ -115,11 +116,21 @@ export function firstOccurrence(
 }
 
 /**
- * spec: business 3.1, 7: a past time is refused (as scheduled_at is): a start before today, the
- * zone's date at `now`. Today is not past: its pickup, if still ahead, is the first.
+ * Why `starts_on` cannot be, or null. spec: business 3.1, 7: a past time is refused (as
+ * scheduled_at is): a start before today, the zone's date at `now` (today is not past: its
+ * pickup, if still ahead, is the first); and one past SUBSCRIPTION_START_DAYS_MAX ahead
+ * (9999-12-31 was taken, and its first occurrence read `+010000-01-03`, a date few clients parse).
  */
-export function startsInPast(startsOn: string, timezone: string, now: number): boolean {
-  return Temporal.PlainDate.compare(startsOn, localDate(timezone, now)) < 0;
+export function startProblem(startsOn: string, timezone: string, now: number): string | null {
+  const today = Temporal.PlainDate.from(localDate(timezone, now));
+  if (Temporal.PlainDate.compare(startsOn, today) < 0) {
+    return `must not be before today in ${timezone}: ${startsOn}`;
+  }
+  const last = today.add({ days: SUBSCRIPTION_START_DAYS_MAX });
+  if (Temporal.PlainDate.compare(startsOn, last) > 0) {
+    return `at most ${SUBSCRIPTION_START_DAYS_MAX} days ahead (${last.toString()}): ${startsOn}`;
+  }
+  return null;
 }
 
 /** When an occurrence's trip is booked: the lead before its pickup. */

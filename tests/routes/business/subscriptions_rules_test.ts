@@ -13,7 +13,7 @@ import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { bookOccurrence } from "../../../src/business/flows/subscriptions.ts";
 
 // spec: business 3.1, 7: a past time is refused with 422; today (the zone's date) is not past.
-Deno.test("subscriptions: a starts_on before today in the subscription's zone is 422 and creates nothing; today is taken", () =>
+Deno.test("subscriptions: a starts_on before today in the subscription's zone, or past two years ahead, is 422 and creates nothing; today is taken", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     // The clock is Monday 2026-11-02 10:00 in Gaborone: Sunday the 1st is past.
@@ -29,14 +29,24 @@ Deno.test("subscriptions: a starts_on before today in the subscription's zone is
       starts_on: "2026-11-01",
     });
     assert.equal(named.status, 201, JSON.stringify(named.body));
+    // More than two years ahead: refused (9999-12-31 read its first occurrence `+010000-01-03`).
+    for (const far of ["2028-11-02", "9999-12-31"]) {
+      const r = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: far });
+      assert.deepEqual([r.status, r.body.errors?.[0]?.message], [
+        422,
+        `at most 730 days ahead (2028-11-01): ${far}`,
+      ], JSON.stringify(r.body));
+    }
+    const ahead = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: "2028-11-01" });
+    assert.equal(ahead.status, 201, JSON.stringify(ahead.body));
     const today = await subscribe(t, b.api_key, { ...WEEKLY, starts_on: "2026-11-02" });
     assert.deepEqual([today.status, today.body.data?.next_occurrence?.date], [201, "2026-11-03"]);
     await t.settle();
     const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
     assert.deepEqual(
       list.body.data.map((x: { starts_on: string }) => x.starts_on).sort(),
-      ["2026-11-01", "2026-11-02"],
-      "the refused one was not created",
+      ["2026-11-01", "2026-11-02", "2028-11-01"],
+      "the refused ones were not created",
     );
   }));
 
