@@ -55,13 +55,29 @@ export async function boundedText(c: Context<AppEnv>): Promise<string> {
     if (Number(declared ?? "0") > REQUEST_BODY_BYTES_MAX) {
       throw new ApiError("payload_too_large", message);
     }
-    return await c.req.text();
+    const text = utf8(new Uint8Array(await c.req.arrayBuffer()));
+    (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
+    return text;
   }
-  const text = new TextDecoder().decode(await boundedBody(c, REQUEST_BODY_BYTES_MAX, message));
+  const text = utf8(await boundedBody(c, REQUEST_BODY_BYTES_MAX, message));
   // Hono keeps each body it read as a promise (its type says the value): the chunked body's
   // text is kept the same way, so c.req.text() after this (the route after a guard) finds it.
   (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
   return text;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The body's text; bytes that are no UTF-8 are refused naming the body. Decoded leniently, they
+ * became U+FFFD and the fields they stood in were answered as missing or wrong.
+ */
+function utf8(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw validationFailed([{ path: "body", message: "not valid UTF-8" }]);
+  }
 }
 
 /** A multipart body of at most `max` bytes, parsed. */

@@ -24,10 +24,10 @@ const PATTERN_MESSAGE = `1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters of A-
  * reads 9007199254740993 as ...992), so it would be echoed, signed in events and matched on the
  * decision path as another id: refused, to be sent as a string.
  */
-const EXACT_MESSAGE = `a whole number past ${Number.MAX_SAFE_INTEGER} cannot be kept exactly ` +
-  "as sent: send it as a string";
-const exact = (v: string | number) =>
-  typeof v === "string" || !Number.isInteger(v) || Number.isSafeInteger(v);
+const EXACT_MESSAGE = `a number id is a whole one at most ${Number.MAX_SAFE_INTEGER}: past it ` +
+  "it cannot be kept exactly as sent, and a fraction names no id; send it as a string";
+/** A number id is whole (as the OpenAPI document says: 1.5 was taken) and exact. */
+const exact = (v: string | number) => typeof v === "string" || Number.isSafeInteger(v);
 
 /** spec: shopping 2.2: a string or a number, kept as sent; `[A-Za-z0-9._:-]{1,64}` as text. */
 const PatternedId = z.union([z.string(), z.number()])

@@ -77,3 +77,35 @@ Deno.test("body: an action route without a body refuses one that is not valid JS
     assert.match(JSON.stringify(responses["422"]), /validation_failed/);
     assert.match(JSON.stringify(responses["415"]), /unsupported_media_type/);
   }));
+
+Deno.test("body: bytes that are no UTF-8 are refused 422 naming the body, with a length or chunked, and make nothing", () =>
+  withTestEnv(async (t) => {
+    const text = new TextEncoder().encode(NEW_BUSINESS);
+    // A Latin-1 "é" (0xE9) inside the name: no UTF-8 sequence.
+    const at = NEW_BUSINESS.indexOf(`"name":"`) + 8;
+    const bytes = new Uint8Array([...text.slice(0, at), 0xe9, ...text.slice(at)]);
+    const chunked = () =>
+      new ReadableStream({
+        start(c) {
+          c.enqueue(bytes);
+          c.close();
+        },
+      });
+    for (const body of [bytes, chunked()]) {
+      const r = await t.app.request("/api/operator/businesses", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, "Content-Type": "application/json" },
+        body,
+      });
+      const answer = await r.json();
+      assert.equal(r.status, 422, JSON.stringify(answer));
+      assert.deepEqual(answer.errors, [{ path: "body", message: "not valid UTF-8" }]);
+    }
+    // Taken as UTF-8: its e-mail was not used by the refused ones.
+    const taken = await t.app.request("/api/operator/businesses", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, "Content-Type": "application/json" },
+      body: NEW_BUSINESS.replace(`"name":"`, `"name":"é`),
+    });
+    assert.equal(taken.status, 201, await taken.text());
+  }));

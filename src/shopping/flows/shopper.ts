@@ -334,17 +334,25 @@ export async function storesInSequence(
  * reconciles (spec: shopping 1.1, 3).
  */
 function minorOf(amount: number | string, currency: string, path: string): number {
+  const r = minorOrWhy(amount, currency);
+  if (typeof r === "number") return r;
+  throw new Refused(invalidFields([{ path, message: r.why }]));
+}
+
+/** minorOf's amount, or why it is refused (the message a field error carries). */
+function minorOrWhy(amount: number | string, currency: string): number | { why: string } {
   const parsed = toMinor(amount, currency);
   const max = toMinor(SHOPPING_AMOUNT_MAX, currency);
   if (parsed.ok && max.ok && parsed.minor >= 0 && parsed.minor <= max.minor) return parsed.minor;
-  const message = !parsed.ok
-    ? parsed.message
-    : parsed.minor < 0
-    ? "must not be negative"
-    : `too large: ${formatMinor(parsed.minor, currency)} (at most ${
-      formatMinor(max.ok ? max.minor : 0, currency)
-    } ${currency})`;
-  throw new Refused(invalidFields([{ path, message }]));
+  return {
+    why: !parsed.ok
+      ? parsed.message
+      : parsed.minor < 0
+      ? "must not be negative"
+      : `too large: ${formatMinor(parsed.minor, currency)} (at most ${
+        formatMinor(max.ok ? max.minor : 0, currency)
+      } ${currency})`,
+  };
 }
 
 /** The report in minor units of the order's currency; a bad amount is 422 naming its field. */
@@ -352,13 +360,10 @@ function reportOf(input: LineInput, currency: string): LineReport {
   const errors: FieldError[] = [];
   const money = (v: number | string | undefined, path: string): number | null => {
     if (v === undefined) return null;
-    try {
-      return minorOf(v, currency, path);
-    } catch (e) {
-      if (!(e instanceof Refused)) throw e;
-      errors.push({ path, message: e.rejection.message });
-      return null;
-    }
+    const r = minorOrWhy(v, currency);
+    if (typeof r === "number") return r;
+    errors.push({ path, message: r.why });
+    return null;
   };
   const paid = money(input.unit_price_paid, "unit_price_paid");
   const s = input.substitute;
