@@ -168,6 +168,11 @@ export const AUDIT_ENTRIES_IN_STATE_MAX = 100;
 export const JSON_DEPTH_MAX = 32;
 /** Request bodies larger than this are refused before parsing. */
 export const REQUEST_BODY_BYTES_MAX = 1_000_000;
+/**
+ * A shopping order's body (shopping 8: up to 20 stores of 200 lines): 4,000 lines of some 1,000
+ * bytes each (a name, a barcode, a product photo's URL), past the common cap.
+ */
+export const SHOPPING_ORDER_BODY_BYTES_MAX = 4_000_000;
 /** A multipart upload (an evidence file of up to 5 MB and its form fields). */
 export const UPLOAD_BODY_BYTES_MAX = 6_000_000;
 /** spec: courier 8: a bulk booking carries up to 200 shipments. */

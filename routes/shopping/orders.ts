@@ -17,6 +17,7 @@ import { businessCall } from "../../src/platform/auth/caller.ts";
 import { shoppingFulfilment } from "../../src/shopping/auth.ts";
 import { createShoppingOrder, shoppingOrderOf } from "../../src/shopping/flows/orders.ts";
 import { ShoppingOrderRequest } from "../../src/shopping/order_schema.ts";
+import { SHOPPING_ORDER_BODY_BYTES_MAX } from "../../src/limits.ts";
 import { ShoppingOrderAnswer, shoppingOrderView } from "./answers/orders.ts";
 
 const tag = "Shopping fulfilment";
@@ -37,11 +38,14 @@ export function shoppingOrderRoutes(api: Api): void {
     description: "Checked whole before anything is booked: a 422 names the first problem, and " +
       "the reference and shopping.external_order_id stay free. The trip is priced and charged " +
       "as POST /business/book's. The same external_reference (default: " +
-      "shopping.external_order_id) with the same body answers the first order (200, replayed).",
+      "shopping.external_order_id) with the same body answers the first order (200, replayed). " +
+      `A body may be up to ${SHOPPING_ORDER_BODY_BYTES_MAX} bytes (20 stores of 200 lines).`,
     tag,
     security,
     middleware,
     body: ShoppingOrderRequest,
+    // spec: shopping 8: 20 stores of 200 lines is a lawful order, past the common cap.
+    bodyBytesMax: SHOPPING_ORDER_BODY_BYTES_MAX,
     status: 201,
     replay: "The same external_reference with the same body",
     response: ShoppingOrderAnswer,

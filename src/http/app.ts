@@ -23,6 +23,7 @@ import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 import { observeRequests } from "./request_log.ts";
 import { gateTestFlag } from "./test_flag.ts";
+import { bodyCapOf } from "./route_marks.ts";
 import { partitionsHeld } from "../runtime/placement.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
@@ -111,7 +112,12 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
     // Media types are case-insensitive (RFC 9110 8.3.1), as the upload routes read them.
     const type = (c.req.header("Content-Type") ?? "").toLowerCase();
     const upload = type.startsWith("multipart/form-data") || type.startsWith("text/csv");
-    const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
+    // Past the common cap, a route's own may still take it (RouteSpec.bodyBytesMax).
+    const max = upload
+      ? UPLOAD_BODY_BYTES_MAX
+      : length > REQUEST_BODY_BYTES_MAX
+      ? bodyCapOf(c)
+      : REQUEST_BODY_BYTES_MAX;
     if (length > max) {
       throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
     }

@@ -43,7 +43,7 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
     sent = await readForm(c, spec.form, files);
   } else if (spec.body) {
     requireJsonBody(c, spec.form ? "multipart/form-data" : undefined);
-    sent = await readJson(c);
+    sent = await readJson(c, spec.bodyBytesMax);
   } else if (takesOptionalBody(spec) && c.req.raw.body !== null) {
     // An action with nothing to read still refuses a body it cannot read, a form too, rather
     // than act as if it were not there (the route may read it itself: readJson keeps the text
@@ -189,8 +189,8 @@ async function readForm(
 }
 
 /** The JSON body within the request cap (boundedText); an empty one is `{}`. */
-export async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const text = await boundedText(c);
+export async function readJson(c: Context<AppEnv>, max?: number): Promise<unknown> {
+  const text = await boundedText(c, max);
   if (text.trim() === "") return {};
   let parsed: unknown;
   try {

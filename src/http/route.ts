@@ -12,7 +12,9 @@ import { ApiError } from "./errors.ts";
 import { strictReport, type UndocumentedRefusal } from "./refusals.ts";
 import { type Input, readRequest } from "./request.ts";
 import { registerRoute } from "./route_doc.ts";
-import { refusesTestFlag, refuseTestFlag } from "./test_flag.ts";
+import { refuseTestFlag } from "./test_flag.ts";
+import { markRoute } from "./route_marks.ts";
+import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
 import type { RouteSpec, Schema } from "./route_spec.ts";
 
 export type { Input, RouteSpec };
@@ -97,10 +99,10 @@ export function define<
   const queryNames = spec.query instanceof z.ZodObject
     ? new Set(Object.keys(spec.query.shape))
     : null;
-  const run = refusesTestFlag(async (c: Context<AppEnv>) => {
+  const run = markRoute(async (c: Context<AppEnv>) => {
     refuseTestFlag(c);
     return await handler(c, await readRequest(c, spec, queryNames));
-  });
+  }, { bodyBytesMax: spec.bodyBytesMax ?? REQUEST_BODY_BYTES_MAX });
   const report = strictReport(api);
   if (report) {
     api.on(method, honoPath, refusalCheck(`${method} ${spec.path}`, refusals, report), guards, run);

@@ -37,6 +37,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
    * reference data's judgement of fields of the right kind): named in the same 422, so a caller
    * fixes every field at once rather than meeting a second refusal.
    */
+  /**
+   * The route's own JSON body cap, when its body may lawfully be larger than
+   * REQUEST_BODY_BYTES_MAX (a shopping order of 20 stores of 200 lines).
+   */
+  readonly bodyBytesMax?: number;
   readonly alsoCheck?: (c: Context<AppEnv>, sent: unknown) => Promise<readonly FieldError[]>;
   readonly status?: 200 | 201 | 202;
   /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */

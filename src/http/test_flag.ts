@@ -8,17 +8,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { matchedRoutes } from "hono/route";
-import { findTargetHandler } from "hono/utils/handler";
-
-/** define()'s handlers: those that refuse the flag themselves, after their guards. */
-const AFTER_GUARDS = new WeakSet<object>();
-
-/** define() marks the handler that runs after the route's guards. */
-export function refusesTestFlag<H extends object>(handler: H): H {
-  AFTER_GUARDS.add(handler);
-  return handler;
-}
+import { routeMarkOf } from "./route_marks.ts";
 
 /** The header `X-Service-Test: true` (header values are read case-insensitively). */
 function isTestFlag(value: string | undefined): boolean {
@@ -35,9 +25,7 @@ function testModeMoved(): ApiError {
 /** The request gate's part: refused now, unless the route's handler refuses it after its guards. */
 export function gateTestFlag(c: Context<AppEnv>, environment: string): void {
   if (environment !== "live" || !isTestFlag(c.req.header("X-Service-Test"))) return;
-  // A router mounted with its own error handler wraps each handler (Hono's app.route).
-  const defined = matchedRoutes(c).some((r) => AFTER_GUARDS.has(findTargetHandler(r.handler)));
-  if (!defined) throw testModeMoved();
+  if (routeMarkOf(c) === null) throw testModeMoved();
 }
 
 /** define()'s part, after the route's guards and before its request is read. */

@@ -43,23 +43,27 @@ export async function boundedBody(
 }
 
 /**
- * A JSON or text body within the request cap (REQUEST_BODY_BYTES_MAX), also when it declares no
- * length (chunked), which app.ts cannot hold to the cap. A declared length frames the body (the
- * server reads no more of it), so such a body, like one a guard already read, is Hono's to read
- * and keep; only a chunked one is counted as it streams, and kept for a later read here.
+ * A JSON or text body within the request cap (`max`, by default REQUEST_BODY_BYTES_MAX), also
+ * when it declares no length (chunked), which app.ts cannot hold to the cap. A declared length
+ * frames the body (the server reads no more of it), so such a body, like one a guard already
+ * read, is Hono's to read and keep; only a chunked one is counted as it streams, and kept for a
+ * later read here.
  */
-export async function boundedText(c: Context<AppEnv>): Promise<string> {
-  const message = `request body over ${REQUEST_BODY_BYTES_MAX} bytes`;
+export async function boundedText(
+  c: Context<AppEnv>,
+  max = REQUEST_BODY_BYTES_MAX,
+): Promise<string> {
+  const message = `request body over ${max} bytes`;
   const declared = c.req.header("Content-Length");
   if (declared !== undefined || c.req.raw.bodyUsed) {
-    if (Number(declared ?? "0") > REQUEST_BODY_BYTES_MAX) {
+    if (Number(declared ?? "0") > max) {
       throw new ApiError("payload_too_large", message);
     }
     const text = utf8(new Uint8Array(await c.req.arrayBuffer()));
     (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
     return text;
   }
-  const text = utf8(await boundedBody(c, REQUEST_BODY_BYTES_MAX, message));
+  const text = utf8(await boundedBody(c, max, message));
   // Hono keeps each body it read as a promise (its type says the value): the chunked body's
   // text is kept the same way, so c.req.text() after this (the route after a guard) finds it.
   (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
