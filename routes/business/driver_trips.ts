@@ -111,7 +111,10 @@ function actionRoute(api: Api): void {
       "are `proof_photo` and `signature` (JPEG, PNG or WebP). `idempotency_key` makes a replay " +
       "(the same action, fields and files) answer the first answer; another request under it " +
       "is refused 409. cancel_by_driver before collection puts the trip back for " +
-      "another driver, or ends it cancelled once the dispatch window has passed.",
+      "another driver, or ends it cancelled once the dispatch window has passed; a batch's stop " +
+      "is never put back (one driver collects the whole batch): it ends cancelled by its " +
+      "driver and refunded, the other stops staying with the driver. fail_delivery and " +
+      "id_refused start a delivery's return; a ride has no goods to return (409).",
     tag,
     security,
     middleware,

@@ -171,6 +171,15 @@ async function readForm(
 ): Promise<Record<string, string>> {
   const data = await boundedForm(c, form.maxBytes, `upload over ${form.maxBytes} bytes`);
   const fields: Record<string, string> = {};
+  // A part given twice (two proof photos, two amounts): which was meant is not known, and
+  // keeping the last dropped the other without a word (refuseRepeated, for a query).
+  const repeated = [...new Set(data.keys())].filter((name) => data.getAll(name).length > 1);
+  if (repeated.length > 0) {
+    throw validationFailed(repeated.map((path) => ({
+      path,
+      message: "given more than once: it takes one value",
+    })));
+  }
   for (const [name, value] of data.entries()) {
     if (typeof value === "string") {
       fields[name] = value;

@@ -125,7 +125,7 @@ async function takeAndAccept(
   // is settled by the driver's hold timer.
   if (t.driver?.id === driverId) return { offer_id: offerId, outcome: "accepted", trip: t };
   if (t.offer?.offer_id !== offerId) {
-    refuse("offer_expired", `the offer ended unanswered: ${offerId}`);
+    refuse("offer_expired", `the offer ended, declined or expired unanswered: ${offerId}`);
   }
   const trip = tripKeyOf(t.business_id, t.reference);
   // Not under a key: a take undone after a refused acceptance is taken again by the retry (a

@@ -294,8 +294,7 @@ async function deliverCommand(
   driver_id: string,
   input: DriverActionInput,
 ): Promise<DriverAction> {
-  const photo = checkedProof(input.proof_photo);
-  const sig = checkedProof(input.signature);
+  const [photo, sig] = checkedProofs(input.proof_photo, input.signature);
   const action = {
     kind: "deliver",
     driver_id,
@@ -330,19 +329,24 @@ function codMinor(trip: Trip, amount: number | string): number {
   return parsed.minor;
 }
 
-/** A proof file as it will be stored (its detected image type), or a refusal naming its field. */
-function checkedProof(upload: ProofUpload | undefined): ProofUpload | undefined {
-  if (upload === undefined) return undefined;
-  const type = imageTypeOf(upload.bytes);
-  if (type === null) {
-    throw new Refused(invalidFields([{
-      path: upload.field,
-      message: `must be a JPEG, PNG or WebP image: ${upload.content_type || "no type"} sent`,
-    }]));
-  }
-  const tooLarge = evidenceTooLarge(upload.bytes.length);
-  if (tooLarge) throw new Refused(tooLarge);
-  return { ...upload, content_type: type };
+/** Proof files as they will be stored (their detected image types), or a refusal naming each bad one. */
+function checkedProofs(
+  ...uploads: (ProofUpload | undefined)[]
+): (ProofUpload | undefined)[] {
+  // Every file that is no image named at once, as every bad field is (before: the first only).
+  const notImages = uploads.flatMap((u) =>
+    u === undefined || imageTypeOf(u.bytes) !== null ? [] : [{
+      path: u.field,
+      message: `must be a JPEG, PNG or WebP image: ${u.content_type || "no type"} sent`,
+    }]
+  );
+  if (notImages.length > 0) throw new Refused(invalidFields(notImages));
+  return uploads.map((upload) => {
+    if (upload === undefined) return undefined;
+    const tooLarge = evidenceTooLarge(upload.bytes.length);
+    if (tooLarge) throw new Refused(tooLarge);
+    return { ...upload, content_type: imageTypeOf(upload.bytes)! };
+  });
 }
 
 /** The reference a checked file is decided on before it is stored (only its presence counts). */

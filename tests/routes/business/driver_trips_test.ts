@@ -137,7 +137,23 @@ Deno.test("driver trips: a delivery step by step, multipart proof, replays answe
       notImage.set("signature", pngFile());
       const bad = await deliver(notImage);
       assert.equal(bad.status, 422);
-      assert.equal(bad.body.errors[0].path, "proof_photo");
+      assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path), ["proof_photo"]);
+      // Each file that is no image is named at once.
+      notImage.set("signature", new File(["hi"], "s.png", { type: "image/png" }));
+      const both = await deliver(notImage);
+      assert.deepEqual(both.body.errors.map((e: { path: string }) => e.path), [
+        "proof_photo",
+        "signature",
+      ]);
+      // Two proof photos: which one was meant is not known; neither is kept.
+      const twice = form(full);
+      twice.append("proof_photo", pngFile("other.png"));
+      const repeated = await deliver(twice);
+      assert.equal(repeated.status, 422, JSON.stringify(repeated.body));
+      assert.deepEqual(repeated.body.errors, [{
+        path: "proof_photo",
+        message: "given more than once: it takes one value",
+      }]);
       const done = await deliver(form(full));
       assert.equal(done.status, 200, JSON.stringify(done.body));
       assert.equal(done.body.data.status, "completed");
