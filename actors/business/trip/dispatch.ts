@@ -202,7 +202,10 @@ export function refuseAccept(
   }
   if (t.offer?.offer_id === a.offer_id && t.offer.driver_id === a.driver.id) return null;
   if (t.dispatch.excluded.includes(a.driver.id)) {
-    return reject("offer_expired", `the offer ended, declined or expired unanswered: ${a.offer_id}`);
+    return reject(
+      "offer_expired",
+      `the offer ended, declined or expired unanswered: ${a.offer_id}`,
+    );
   }
   return offerGone();
 }
