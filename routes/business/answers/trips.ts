@@ -72,6 +72,13 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   parcel_weight_kg: orNull(z.number()),
   distance_km: z.number(),
   returning: z.boolean(),
+  return_reason: orNull(z.string()).openapi({
+    description: "Why the goods are going or went back: the failed delivery's reason, or " +
+      "age_verification_refused; null unless a return started (as trip.completed says)",
+  }),
+  return_due_at: orNull(z.string()).openapi({
+    description: "When a return started is due back at the pickup",
+  }),
   delivery_outcome: orNull(z.enum(["delivered", "returned"])),
   created_at: z.string(),
   accepted_at: orNull(z.string()).openapi({ description: "When a driver accepted it" }),
@@ -171,6 +178,8 @@ export function tripView(
     parcel_weight_kg: t.parcel_weight_kg,
     distance_km: t.distance_m / 1_000,
     returning: t.returning,
+    return_reason: t.return_reason,
+    return_due_at: t.return_due_at === null ? null : iso(t.return_due_at),
     delivery_outcome: t.delivery_outcome,
     created_at: iso(t.created_at),
     accepted_at: when(t.accepted_at),

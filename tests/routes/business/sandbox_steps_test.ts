@@ -149,6 +149,21 @@ Deno.test("sandbox steps: a failed delivery and an ID refusal start returns that
         true,
         "age_verification_refused",
       ]);
+      // The reads say it too, as the webhooks do.
+      for (
+        const [ref, reason] of [[failed.reference, "nobody home"], [
+          refused.reference,
+          rc.return_reason,
+        ]]
+      ) {
+        const read = (await t.call("GET", `/business/trips/${ref}`, { key: b.api_key })).body.data;
+        assert.deepEqual([read.delivery_outcome, read.returning, read.return_reason], [
+          "returned",
+          false,
+          reason,
+        ]);
+        assert.match(read.return_due_at, /^\d{4}-\d\d-\d\dT/);
+      }
     } finally {
       await receiver.close();
     }
