@@ -274,7 +274,11 @@ function serviceRoutes(api: Api): void {
       dispatch_window_minutes: z.number().int().min(1).max(24 * 60),
       schedule_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
       position_fresh_seconds: z.number().int().min(5).max(60 * 60),
-    }).partial(),
+    }).partial().openapi({
+      // One setting changed, to a value a service runs with (the defaults are 30 and 15): a
+      // sampled body set every one to its lower bound.
+      example: { dispatch_offer_seconds: 45 },
+    }),
     response: PlatformSettingsAnswer,
   }, async (c, { body }) => {
     const settings = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {

@@ -43,4 +43,7 @@ export const PatchBusiness = z.object({
     description: "How far below zero a credit account's wallet may go, in the business's " +
       "currency; null: none",
   }),
-}).partial().openapi("OperatorPatchBusiness");
+}).partial().openapi("OperatorPatchBusiness", {
+  // What a new business is usually given: rate limits of its own are an Enterprise plan's only.
+  example: { courier_platform_enabled: true, shopping_fulfilment_enabled: true },
+});
