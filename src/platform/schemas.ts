@@ -17,6 +17,9 @@ import { ALL_SCOPES } from "./rules/scopes.ts";
 export const Scope = z.enum(ALL_SCOPES);
 
 /** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
+/** A credit limit's bound, in the business's currency's major units. */
+const CREDIT_LIMIT_MAX = 1_000_000_000;
+
 export const PatchBusiness = z.object({
   courier_platform_enabled: z.boolean(),
   shopping_fulfilment_enabled: z.boolean(),
@@ -39,9 +42,14 @@ export const PatchBusiness = z.object({
     description: "Business API 2.2 custody scanning add-on: trips booked get a scan_code and " +
       "an A6 label; the driver scans it at collection",
   }),
-  credit_limit: orNull(z.number().nonnegative().max(1_000_000_000)).openapi({
+  credit_limit: orNull(z.union([
+    z.number().nonnegative().max(CREDIT_LIMIT_MAX),
+    // As a wallet credit's amount may be: a decimal as text ("100.00").
+    z.string().trim().regex(/^\d{1,10}(\.\d{1,9})?$/, "a decimal, such as 100.00")
+      .refine((v) => Number(v) <= CREDIT_LIMIT_MAX, `at most ${CREDIT_LIMIT_MAX}`),
+  ])).openapi({
     description: "How far below zero a credit account's wallet may go, in the business's " +
-      "currency; null: none",
+      "currency, a JSON number or decimal text (as a wallet credit's amount); null: none",
   }),
 }).partial().openapi("OperatorPatchBusiness", {
   // What a new business is usually given: rate limits of its own are an Enterprise plan's only.

@@ -103,7 +103,9 @@ export async function createBusiness(
 export async function changeSettings(
   deps: Pick<Deps, "runtime" | "requestId">,
   businessId: string,
-  input: Partial<Omit<Settings, "credit_limit">> & { readonly credit_limit?: number | null },
+  input: Partial<Omit<Settings, "credit_limit">> & {
+    readonly credit_limit?: number | string | null;
+  },
 ): Promise<Business> {
   const { credit_limit, ...rest } = input;
   const changes: Partial<Settings> = credit_limit === undefined ? rest : {
@@ -125,7 +127,7 @@ export async function changeSettings(
 async function creditLimitText(
   runtime: ActorRuntime,
   businessId: string,
-  value: number,
+  value: number | string,
 ): Promise<string> {
   const { currency } = await businessOf(runtime, businessId);
   const parsed = toMinor(value, currency);
