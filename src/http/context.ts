@@ -57,6 +57,8 @@ export interface AppEnv {
     refusal: string | undefined;
     /** The environment's name, for the envelope and the answer's header (request_log.ts). */
     environment: string;
+    /** Live's `X-Service-Test: true`, left by the gate for the route to refuse (test_flag.ts). */
+    testFlagged: true | undefined;
     /** X-RateLimit-Remaining and -Reset of the request counted (guards.ts), for its answer. */
     rateHeaders: readonly [remaining: string, reset: string] | undefined;
   };

@@ -230,16 +230,21 @@ interface Nested {
  * without recursion, as any depth may be sent, and naming a path only for the one refused.
  */
 function tooDeep(body: unknown): string | null {
+  if (!isContainer(body)) return null;
+  // Only objects and arrays are held: a body's strings and numbers, most of it, are passed by.
   const stack: Nested[] = [{ value: body, level: 1, parent: null, key: "body" }];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    if (n.value === null || typeof n.value !== "object") continue;
     if (n.level > JSON_DEPTH_MAX) return pathOf(n);
-    for (const [key, value] of Object.entries(n.value)) {
-      stack.push({ value, level: n.level + 1, parent: n, key });
+    for (const [key, value] of Object.entries(n.value as object)) {
+      if (isContainer(value)) stack.push({ value, level: n.level + 1, parent: n, key });
     }
   }
   return null;
+}
+
+function isContainer(value: unknown): boolean {
+  return value !== null && typeof value === "object";
 }
 
 function pathOf(n: Nested): string {

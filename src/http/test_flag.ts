@@ -22,15 +22,17 @@ function testModeMoved(): ApiError {
   );
 }
 
-/** The request gate's part: refused now, unless the route's handler refuses it after its guards. */
+/**
+ * The request gate's part: refused now, unless the route's handler refuses it after its guards,
+ * told so by `testFlagged`.
+ */
 export function gateTestFlag(c: Context<AppEnv>, environment: string): void {
   if (environment !== "live" || !isTestFlag(c.req.header("X-Service-Test"))) return;
   if (routeMarkOf(c) === null) throw testModeMoved();
+  c.set("testFlagged", true);
 }
 
 /** define()'s part, after the route's guards and before its request is read. */
 export function refuseTestFlag(c: Context<AppEnv>): void {
-  if (c.var.env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
-    throw testModeMoved();
-  }
+  if (c.get("testFlagged")) throw testModeMoved();
 }

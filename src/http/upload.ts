@@ -55,17 +55,13 @@ export async function boundedText(
 ): Promise<string> {
   const message = `request body over ${max} bytes`;
   const declared = c.req.header("Content-Length");
-  if (declared !== undefined || c.req.raw.bodyUsed) {
-    if (Number(declared ?? "0") > max) {
-      throw new ApiError("payload_too_large", message);
-    }
-    const text = utf8(new Uint8Array(await c.req.arrayBuffer()));
-    (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
-    return text;
-  }
-  const text = utf8(await boundedBody(c, max, message));
-  // Hono keeps each body it read as a promise (its type says the value): the chunked body's
-  // text is kept the same way, so c.req.text() after this (the route after a guard) finds it.
+  const framed = declared !== undefined || c.req.raw.bodyUsed;
+  if (framed && Number(declared ?? "0") > max) throw new ApiError("payload_too_large", message);
+  const text = utf8(
+    framed ? new Uint8Array(await c.req.arrayBuffer()) : await boundedBody(c, max, message),
+  );
+  // Hono keeps each body it read as a promise (its type says the value): the text is kept the
+  // same way, so c.req.text() after this (the route after a guard) finds it.
   (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
   return text;
 }

@@ -16,10 +16,10 @@ import { ALL_SCOPES } from "./rules/scopes.ts";
 /** A scope a key may hold (courier 5; Business API 5.5). */
 export const Scope = z.enum(ALL_SCOPES);
 
-/** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
 /** A credit limit's bound, in the business's currency's major units. */
 const CREDIT_LIMIT_MAX = 1_000_000_000;
 
+/** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
 export const PatchBusiness = z.object({
   courier_platform_enabled: z.boolean(),
   shopping_fulfilment_enabled: z.boolean(),

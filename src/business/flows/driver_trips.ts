@@ -329,23 +329,26 @@ function codMinor(trip: Trip, amount: number | string): number {
   return parsed.minor;
 }
 
-/** Proof files as they will be stored (their detected image types), or a refusal naming each bad one. */
+/**
+ * Proof files as they will be stored (their detected image types), or a refusal naming each one
+ * that is no image at once, as every bad field is named.
+ */
 function checkedProofs(
   ...uploads: (ProofUpload | undefined)[]
 ): (ProofUpload | undefined)[] {
-  // Every file that is no image named at once, as every bad field is (before: the first only).
-  const notImages = uploads.flatMap((u) =>
-    u === undefined || imageTypeOf(u.bytes) !== null ? [] : [{
+  const types = uploads.map((u) => u && imageTypeOf(u.bytes));
+  const notImages = uploads.flatMap((u, i) =>
+    u === undefined || types[i] !== null ? [] : [{
       path: u.field,
       message: `must be a JPEG, PNG or WebP image: ${u.content_type || "no type"} sent`,
     }]
   );
   if (notImages.length > 0) throw new Refused(invalidFields(notImages));
-  return uploads.map((upload) => {
+  return uploads.map((upload, i) => {
     if (upload === undefined) return undefined;
     const tooLarge = evidenceTooLarge(upload.bytes.length);
     if (tooLarge) throw new Refused(tooLarge);
-    return { ...upload, content_type: imageTypeOf(upload.bytes)! };
+    return { ...upload, content_type: types[i]! };
   });
 }
 
