@@ -29,6 +29,8 @@ export interface Deps {
   readonly db: Kysely<Database>;
   /** Seals webhook signing secrets at rest. */
   readonly dataKey: CryptoKey;
+  /** Keys a booking's trip reference (bookingReference), derived from the data key. */
+  readonly referenceKey: Uint8Array;
   readonly allowLoopbackWebhooks: boolean;
   /**
    * The environment's address (without `/api`) for links made without a request, as a trip

@@ -31,6 +31,7 @@ import type { LeasedSettings } from "./config.ts";
 import { watchMachinery } from "./observe/gauges.ts";
 import type { Logger } from "./observe/log.ts";
 import { Metrics } from "./observe/metrics.ts";
+import { derivedKey } from "./domain/secrets.ts";
 import type { Placement } from "./runtime/placement.ts";
 
 export interface EnvironmentOptions {
@@ -133,7 +134,16 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
-  const deps = depsOf(o, { runtime, db: database.db, busPrefix, log, metrics, writers });
+  const referenceKey = await derivedKey(o.dataKey, "booking reference");
+  const deps = depsOf(o, {
+    runtime,
+    db: database.db,
+    busPrefix,
+    log,
+    metrics,
+    writers,
+    referenceKey,
+  });
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
   for (const p of parts) Object.assign(projections, p.projections);
@@ -186,6 +196,7 @@ function depsOf(
     log: Logger;
     metrics: Metrics;
     writers: () => Projection[];
+    referenceKey: Uint8Array;
   },
 ): Deps {
   return {
@@ -195,6 +206,7 @@ function depsOf(
     bus: o.bus,
     db: p.db,
     dataKey: o.dataKey,
+    referenceKey: p.referenceKey,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
     linkBase: o.publicUrl ?? o.listenUrl ?? IN_PROCESS_URL,
     log: p.log,

@@ -2,7 +2,7 @@
  * Keys, tokens and passwords: random from WebCrypto, stored as hashes, shown once, compared in
  * constant time. Signing secrets (which must be usable, not just checked) are kept encrypted.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { PBKDF2_ITERATIONS, SECRET_BYTES } from "../limits.ts";
 
 const encoder = new TextEncoder();
@@ -40,6 +40,11 @@ export function canonicalJson(value: unknown): string {
  */
 export function derivedId(prefix: string, source: string, hexDigits = 24): string {
   return `${prefix}_${sha256Hex(source).slice(0, hexDigits)}`;
+}
+
+/** Hex HMAC-SHA-256 of UTF-8 text under `key` (synchronous, as sha256Hex). */
+export function hmacHex(key: Uint8Array, data: string): string {
+  return createHmac("sha256", key).update(data).digest("hex");
 }
 
 /** SHA-256 of UTF-8 text or bytes, as bytes (synchronous, as sha256Hex). */
@@ -167,6 +172,17 @@ export async function importDataKey(raw: Uint8Array): Promise<CryptoKey> {
     "encrypt",
     "decrypt",
   ]);
+}
+
+/**
+ * A key for `purpose` derived from the data key: the AES keystream of a block named by the
+ * purpose (AES as a pseudo-random function of its key), so every instance sharing SECRETS_KEY
+ * derives the same bytes, and nobody without the data key can.
+ */
+export async function derivedKey(dataKey: CryptoKey, purpose: string): Promise<Uint8Array> {
+  const iv = sha256(`derived key\n${purpose}`).slice(0, 12);
+  const stream = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, dataKey, new Uint8Array(32));
+  return new Uint8Array(stream).slice(0, 32);
 }
 
 /** Seals `secret` for `owner` (see sealOwner). */

@@ -84,7 +84,7 @@ export interface BookedBatch {
 }
 
 export type BatchDeps =
-  & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+  & Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">
   & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** The wallet hold of the claim `b` names (spec: business 4.2: each attempt's own money). */
@@ -124,6 +124,7 @@ function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): Booking
 }
 
 function draftOf(
+  referenceKey: Uint8Array,
   business: string,
   id: string,
   input: { readonly request: BatchRequest; readonly by: string },
@@ -136,7 +137,7 @@ function draftOf(
     return {
       index,
       position: i + 1,
-      trip_reference: bookingReference(business, key, () => crypto.randomUUID()),
+      trip_reference: bookingReference(referenceKey, business, key, () => crypto.randomUUID()),
       recipient_name: s.recipient_name ?? null,
       recipient_phone: s.recipient_phone ?? null,
       pickup: s.pickup,
@@ -306,7 +307,7 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
   const catalogue = await catalogueOf(deps);
   const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);
   if (!planned.ok) throw new Refused(planned);
-  const draft = draftOf(business, id, input, planned.plan);
+  const draft = draftOf(deps.referenceKey, business, id, input, planned.plan);
   if (deps.name === "live") {
     for (const s of draft.stops) {
       const stop = { ...stopRequest(r, s, draft), marked_texts: stopTexts(s) };

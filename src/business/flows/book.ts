@@ -330,13 +330,13 @@ function replayed(trip: Trip): Booked {
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
   deps:
-    & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+    & Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">
     & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {
   const key = keyOf(input);
-  const reference = bookingReference(business, key, () => crypto.randomUUID());
+  const reference = bookingReference(deps.referenceKey, business, key, () => crypto.randomUUID());
   const fingerprint = bookingFingerprint(input.body, deps.name === "sandbox");
   const scenario = input.request.sandbox_scenario;
   const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;

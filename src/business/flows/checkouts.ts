@@ -150,7 +150,7 @@ function attemptOf(input: BookingInput): string {
 /** spec: business 4.1: books the checkout's delivery at the price it holds, once. */
 export async function bookCheckout(
   deps:
-    & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+    & Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">
     & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   reference: string,
@@ -164,7 +164,12 @@ export async function bookCheckout(
   const keyed = { ...input, idempotencyKey: input.idempotencyKey ?? `checkout:${reference}` };
   // Where the trip will be, so the checkout's sweep finds it if this request stops.
   const trip = {
-    reference: bookingReference(business, keyOf(keyed), () => crypto.randomUUID()),
+    reference: bookingReference(
+      deps.referenceKey,
+      business,
+      keyOf(keyed),
+      () => crypto.randomUUID(),
+    ),
     fingerprint: fingerprintOf(input.body),
   };
   const { checkout } = await ask({ kind: "hold_for_booking", attempt, trip });

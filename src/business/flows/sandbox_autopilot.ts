@@ -27,7 +27,7 @@ import type {
 } from "../rules/sandbox_steps.ts";
 import { moveSandboxTrip } from "./sandbox_steps.ts";
 
-type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
+type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">;
 
 /** Trips GET lists of each kind, at most (the oldest references first). */
 export const AUTOPILOT_LIST_MAX = 100;

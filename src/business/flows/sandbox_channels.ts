@@ -114,7 +114,9 @@ export const CHANNEL_EVENT_TYPES = ["order.created"] as const;
  * external_reference (a repeated event answers the first trip, replayed).
  */
 export function bookChannelOrder(
-  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId"> & Pick<CompleteDeps, "numbers">,
+  deps:
+    & Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">
+    & Pick<CompleteDeps, "numbers">,
   businessId: string,
   input: {
     readonly source: string;

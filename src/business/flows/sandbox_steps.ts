@@ -39,7 +39,7 @@ import {
 } from "./driver_trips.ts";
 import { assignSimulatedDriver, simulatedDriverId } from "./sandbox_driver.ts";
 
-type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
+type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">;
 
 export interface StepInput {
   readonly reason?: string | undefined;
@@ -100,7 +100,10 @@ async function sandboxTrip(deps: D, business: string, given: string): Promise<Tr
   }
   candidates.push(
     given,
-    bookingReference(business, { kind: "external_reference", value: given }, () => given),
+    bookingReference(deps.referenceKey, business, {
+      kind: "external_reference",
+      value: given,
+    }, () => given),
   );
   for (const reference of candidates) {
     // A refused read (a full mailbox) is thrown (503), never answered 404 for a trip that exists.

@@ -207,7 +207,7 @@ export interface OccurrenceAttempt extends OccurrenceItem {
  * notes the occurrence failed (spec: business 4.2: shown in occurrences, not tried for ever).
  */
 export async function bookOccurrence(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "referenceKey"> & Pick<CompleteDeps, "numbers">,
   item: OccurrenceAttempt,
 ): Promise<void> {
   let command: SubscriptionCommand | null;
@@ -237,7 +237,7 @@ export async function bookOccurrence(
  * resolve.
  */
 async function occurrenceOutcome(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "referenceKey"> & Pick<CompleteDeps, "numbers">,
   item: OccurrenceItem,
 ): Promise<SubscriptionCommand | null> {
   const read = await deps.runtime.read(

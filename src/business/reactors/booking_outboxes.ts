@@ -63,7 +63,7 @@ export async function completeStalledBooking(deps: CompleteDeps, item: StalledIt
 }
 
 export function startBookingOutboxes(
-  deps: CompleteDeps & Pick<Deps, "clock" | "name">,
+  deps: CompleteDeps & Pick<Deps, "clock" | "name" | "referenceKey">,
 ): Reactor {
   const releases = [
     deps.runtime.handleOutbox(

@@ -25,7 +25,7 @@ import {
 } from "../rules/sandbox_steps.ts";
 
 export function startSandboxAutopilot(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "referenceKey">,
 ): Reactor {
   const release = deps.runtime.handleOutbox(
     AUTOPILOT_OUTBOX,

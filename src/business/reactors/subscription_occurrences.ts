@@ -10,7 +10,7 @@ import type { CompleteDeps } from "../flows/complete_booking.ts";
 import { OCCURRENCE_OUTBOX } from "../rules/subscription.ts";
 
 export function startSubscriptionOccurrences(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "referenceKey"> & Pick<CompleteDeps, "numbers">,
 ): Reactor {
   const release = deps.runtime.handleOutbox(
     OCCURRENCE_OUTBOX,

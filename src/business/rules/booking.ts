@@ -3,7 +3,7 @@
  * booking is dispatched, which texts are test traffic on live, and how one booking is named so
  * every retry of it reaches the same trip.
  */
-import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
+import { canonicalJson, hmacHex, sha256Hex } from "../../domain/secrets.ts";
 import { toMinor } from "../../domain/money.ts";
 import type { FieldError } from "../../runtime/actor.ts";
 
@@ -309,15 +309,18 @@ function referenceFromHex(hex: string): string {
 /**
  * A booking's trip reference: derived from its business and external_reference (else its
  * Idempotency-Key), so every retry names the same trip; random when it has neither (appendix 1:
- * "without a reference a retry is a second delivery").
+ * "without a reference a retry is a second delivery"). Keyed with the environment's
+ * referenceKey: a reference opens the public reference view of its trip (2.4 rule 5), so nobody
+ * who knows a business's id and guesses its order numbers may work it out.
  */
 export function bookingReference(
+  referenceKey: Uint8Array,
   businessId: string,
   key: { readonly kind: "external_reference" | "idempotency_key"; readonly value: string } | null,
   random: () => string,
 ): string {
   if (key === null) return referenceFromHex(sha256Hex(random()));
-  return referenceFromHex(sha256Hex(`${businessId}\n${key.kind}\n${key.value}`));
+  return referenceFromHex(hmacHex(referenceKey, `${businessId}\n${key.kind}\n${key.value}`));
 }
 
 /** An average town speed for the first estimate, before a driver and a route exist. */

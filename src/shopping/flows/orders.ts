@@ -56,7 +56,7 @@ export interface ShoppingOrderLive {
 }
 
 export type BookDeps =
-  & Pick<Deps, "runtime" | "clock" | "name" | "requestId">
+  & Pick<Deps, "runtime" | "clock" | "name" | "requestId" | "referenceKey">
   & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** What an order's asks need: the runtime, and the request they are made for (if any). */
@@ -76,6 +76,7 @@ export async function createShoppingOrder(
   if (!checked.ok) throw new Refused(invalidFields([checked.error]));
   const draft = checked.order;
   const reference = bookingReference(
+    deps.referenceKey,
     business,
     { kind: "external_reference", value: draft.external_reference },
     () => crypto.randomUUID(),

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   bookingFingerprint,
+  bookingReference,
   inexactInEveryCurrency,
   scheduleOf,
   testMarked,
 } from "../../../src/business/rules/booking.ts";
+import { derivedKey, importDataKey, sha256Hex } from "../../../src/domain/secrets.ts";
 
 const NOW = Date.parse("2026-11-02T08:00:00Z");
 
@@ -174,3 +176,34 @@ Deno.test("testMarked: a marker after spaces or invisible format characters is f
     },
   );
 });
+
+Deno.test("booking reference: keyed with the environment's reference key, never worked out from a business id and an order number alone", async () => {
+  const raw = crypto.getRandomValues(new Uint8Array(32));
+  const key = await derivedKey(await importDataKey(raw), "booking reference");
+  const again = await derivedKey(await importDataKey(raw.slice()), "booking reference");
+  const other = await derivedKey(
+    await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    "booking reference",
+  );
+  const order = { kind: "external_reference" as const, value: "ORD-1001" };
+  const reference = bookingReference(key, "biz_1", order, () => "");
+  assert.match(reference, /^BK-[0-9A-HJKMNP-TV-Z]{12}$/);
+  // Every instance sharing the data key names the same trip for a retry (spec: appendix 1).
+  assert.equal(bookingReference(again, "biz_1", order, () => ""), reference);
+  assert.notEqual(bookingReference(key, "biz_2", order, () => ""), reference);
+  // Without the data key, the business id and the order number do not give the reference away.
+  assert.notEqual(bookingReference(other, "biz_1", order, () => ""), reference);
+  const unkeyed = sha256Hex(`biz_1\nexternal_reference\nORD-1001`);
+  assert.notEqual(
+    bookingReference(key, "biz_1", order, () => ""),
+    referenceFromHexForTest(unkeyed),
+  );
+});
+
+/** The unkeyed derivation an earlier version used, for the comparison above. */
+function referenceFromHexForTest(hex: string): string {
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let out = "";
+  for (let i = 0; i < 12; i++) out += alphabet[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 32];
+  return `BK-${out}`;
+}

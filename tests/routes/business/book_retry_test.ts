@@ -71,8 +71,10 @@ Deno.test("book retry: in progress answers 409 with Retry-After 5", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const body = { ...PARCEL, external_reference: "ORD-P" };
-    const reference = bookingReference(b.id, { kind: "external_reference", value: "ORD-P" }, () =>
-      "");
+    const reference = bookingReference(t.env.referenceKey, b.id, {
+      kind: "external_reference",
+      value: "ORD-P",
+    }, () => "");
     // A first attempt that claimed and has not finished.
     const first = await book(t, b.api_key, { ...body, external_reference: "ORD-Q" });
     const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
@@ -103,6 +105,7 @@ Deno.test("book retry: an Idempotency-Key still running answers 409 request_in_p
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const reference = bookingReference(
+      t.env.referenceKey,
       b.id,
       { kind: "idempotency_key", value: "k-busy" },
       () => "",
@@ -178,6 +181,7 @@ Deno.test("book retry: a booking stopped after its charge is completed by the sw
     });
     assert.ok(read.ok && read.reply.phase === "booked");
     const reference = bookingReference(
+      t.env.referenceKey,
       b.id,
       { kind: "external_reference", value: "ORD-S" },
       () => "",
@@ -329,6 +333,7 @@ Deno.test("book retry: a stalled booking whose claim read is refused (busy) is k
     const busy = await book(t, b.api_key, body);
     assert.equal(busy.status, 503, JSON.stringify(busy.body));
     const reference = bookingReference(
+      t.env.referenceKey,
       b.id,
       { kind: "external_reference", value: "ORD-READ" },
       () => "",

@@ -191,7 +191,10 @@ async function chargedClaim(
     kind: "get",
   });
   assert.ok(read.ok && read.reply.phase === "booked");
-  const reference = bookingReference(b.id, { kind: "external_reference", value }, () => "");
+  const reference = bookingReference(t.env.referenceKey, b.id, {
+    kind: "external_reference",
+    value,
+  }, () => "");
   const draft = { ...read.reply.trip, ...over, reference, external_reference: value };
   const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
     kind: "claim",
