@@ -3,7 +3,7 @@
  * billed now, by the calculator the booking uses (src/business/rules/fare.ts), with the vehicle it
  * would get (2.2 declared and resolved fields, 3.2 the account's upgrade policy).
  */
-import { Text } from "../../src/business/booking_schema.ts";
+import { EXAMPLE_ROUTE, Text } from "../../src/business/booking_schema.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "../../src/business/rules/fare.ts";
 import { estimateFare } from "../../src/business/flows/fares.ts";
@@ -14,8 +14,9 @@ import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { FareEstimateAnswer, fareEstimateView } from "./answers/reference_data.ts";
 
-const Latitude = decimalNumber(-90, 90);
-const Longitude = decimalNumber(-180, 180);
+/** A coordinate of the query, with the documents' example route's (a served zone's) as example. */
+const Latitude = (example: number) => decimalNumber(-90, 90).openapi({ example });
+const Longitude = (example: number) => decimalNumber(-180, 180).openapi({ example });
 
 /** `lat,lng;lat,lng`: the stops between pickup and destination, in order. */
 const Stops = z.string().max(200).transform((text, ctx) => {
@@ -40,10 +41,10 @@ const FareQuery = z.object({
   type: z.enum(["parcel", "ride"]).optional().openapi({
     description: "As when booking: a ride needs a vehicle that takes passengers. Default parcel",
   }),
-  pickup_lat: Latitude,
-  pickup_lng: Longitude,
-  dest_lat: Latitude,
-  dest_lng: Longitude,
+  pickup_lat: Latitude(EXAMPLE_ROUTE.pickup_lat),
+  pickup_lng: Longitude(EXAMPLE_ROUTE.pickup_lng),
+  dest_lat: Latitude(EXAMPLE_ROUTE.dest_lat),
+  dest_lng: Longitude(EXAMPLE_ROUTE.dest_lng),
   vehicle_type_id: wholeNumber(1, 1_000_000).optional(),
   stops: Stops.optional(),
   // Read as POST /business/book reads them (booking_schema.ts): the same details price alike.

@@ -9,6 +9,9 @@ import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 
+/** What a proof file may be: the image types a driver's upload is taken as (imageTypeOf). */
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
+
 export function tripProofRoutes(api: Api): void {
   define(api, {
     method: "get",
@@ -23,7 +26,8 @@ export function tripProofRoutes(api: Api): void {
       id: z.string().min(1).max(40).openapi({ description: "The integer id or the reference" }),
       file: z.enum(PROOF_FILES).openapi({ description: "Which proof file" }),
     }),
-    produces: "application/octet-stream",
+    produces: IMAGE_TYPES,
+    fileHeaders: { "X-Proof-SHA256": "The file's SHA-256, in hex" },
     refusals: {
       not_found: "no trip of the business has this id or reference, or none of this file was " +
         "recorded (the trip was not delivered, or delivered without it)",

@@ -183,7 +183,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: read,
     params: AlertParam,
-    produces: "application/octet-stream",
+    produces: "*/*",
     refusals: { not_found: "the alert was resolved without an evidence file" },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);

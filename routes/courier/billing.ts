@@ -267,7 +267,8 @@ export function billingRoutes(api: Api): void {
     security: "business",
     middleware: [business({ scope: "billing:view-own" }), courierPlatform],
     params: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits") }),
-    produces: "application/octet-stream",
+    // The type the file was uploaded with, whatever it was.
+    produces: "*/*",
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
     const found = await readEvidence(env.runtime, tenant, params.sha256);

@@ -29,7 +29,8 @@ export function shoppingLinkRoutes(api: Api): void {
         description: `The signed link's token (at most ${SHOPPING_LINK_CHARS_MAX} characters)`,
       }),
     }),
-    produces: "application/octet-stream",
+    // A receipt photo or a shopper's image (imageTypeOf), or a packing slip.
+    produces: ["image/jpeg", "image/png", "image/webp", "application/pdf"],
     refusals: {
       link_expired: "the link is past its time",
       link_invalid: "the link was altered, or is not a link of this service",

@@ -71,7 +71,8 @@ export function createApp(
   if (options.undocumentedRefusal) checkRefusals(api, options.undocumentedRefusal);
   for (const mount of routers) mount(api);
   mountDocs(api, env);
-  const allowed = allowedMethods(api, "/api");
+  // The whole app's routes, /health's too (read at the first refusal, once every route is in).
+  const allowed = allowedMethods(app, "");
   const noEndpoint = (c: Context) => {
     // CONTRACT "Errors", business 7: a tracking link (TRACKING_PATH) mangled on its way to the
     // customer (a trailing slash, a cut-off token, another method) still answers in the tracking

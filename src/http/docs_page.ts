@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { anonymous } from "./guards.ts";
+import { registerDocsPaths } from "./docs_paths.ts";
 
 export const DOCS_PATH = "/docs";
 const ASSETS = `${DOCS_PATH}/assets`;
@@ -93,6 +94,7 @@ export function mountDocsPage(api: OpenAPIHono<AppEnv>, options: DocsPageOptions
   const assetRoot = options.assetRoot ?? getAbsoluteFSPath();
   let page: ReturnType<typeof docsPage> | null = null;
   const assets = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+  registerDocsPaths(api, { page: DOCS_PATH, assets: ASSETS, files: Object.keys(ASSET_TYPES) });
   api.get(DOCS_PATH, anonymous, async (c) => {
     page ??= docsPage();
     const { html, headers } = await page;

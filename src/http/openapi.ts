@@ -38,30 +38,31 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
     })));
   // spec: business 8: rate headers on every response; anyone may read the contract, so it is
   // counted per address as other public calls are (and a document built per call is throttled).
-  const openapi = keptPerOrigin((origin) => document(origin));
-  const postman = keptPerOrigin((origin) => postmanCollection(document(origin)));
+  const openapi = keptForAnyOrigin((origin) => document(origin));
+  const postman = keptForAnyOrigin((origin) => postmanCollection(document(origin)));
   api.get("/api-docs/openapi.json", anonymous, (c) => jsonText(openapi(publicBaseUrl(c))));
   api.get("/api-docs/postman.json", anonymous, (c) => jsonText(postman(publicBaseUrl(c))));
   mountDocsPage(api);
 }
 
-/** Documents kept, by origin, a handful at most: an origin named by a Host header is the caller's. */
-const ORIGINS_KEPT = 4;
+/**
+ * Where the origin goes in a document made once: a name no caller's Host can be (`.invalid` is
+ * reserved, RFC 2606), found only where the document names its own origin.
+ */
+const ORIGIN_MARK = "https://origin-of-this-document.invalid";
 
 /**
- * The document's JSON for an origin, made once: the routes do not change while the service runs,
- * and the collection with its examples (about 1.2 MB) takes some 100 ms of the serving thread to
- * make, so a public call that made it each time would be a cheap way to load the service.
+ * The document's JSON for an origin. Made once, for no origin: the routes do not change while
+ * the service runs, and the collection with its examples (about 1.2 MB) takes some 100 ms of
+ * the serving thread to make. The origin is the caller's (its Host header, without PUBLIC_URL),
+ * so each call joins it into the text made once: a Host of its own per call must not make the
+ * document again, or any caller could keep the service busy making it.
  */
-function keptPerOrigin(make: (origin: string) => unknown): (origin: string) => string {
-  const kept = new Map<string, string>();
+export function keptForAnyOrigin(make: (origin: string) => unknown): (origin: string) => string {
+  let parts: readonly string[] | undefined;
   return (origin) => {
-    const found = kept.get(origin);
-    if (found !== undefined) return found;
-    const text = JSON.stringify(make(origin));
-    if (kept.size >= ORIGINS_KEPT) kept.delete(kept.keys().next().value!);
-    kept.set(origin, text);
-    return text;
+    parts ??= JSON.stringify(make(ORIGIN_MARK)).split(ORIGIN_MARK);
+    return parts.join(JSON.stringify(origin).slice(1, -1));
   };
 }
 

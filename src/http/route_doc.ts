@@ -15,7 +15,7 @@ import {
 } from "./refusals.ts";
 import { UNSUPPORTED_MEDIA_TYPE, unsupportedBesides } from "./media_type.ts";
 import { takesOptionalBody } from "./request.ts";
-import type { RouteSpec, Schema, Security } from "./route_spec.ts";
+import type { FileType, RouteSpec, Schema, Security } from "./route_spec.ts";
 import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
 
 /** Business API 2.2: every sandbox answer says so; live answers carry no such field. */
@@ -281,20 +281,36 @@ export function registerRoute(
   return refusals;
 }
 
+/** A file answer: each media type it may have, and the headers of its own. */
+function fileResponse(
+  produces: FileType | readonly FileType[],
+  headers: Readonly<Record<string, string>> | undefined,
+) {
+  const types: readonly FileType[] = typeof produces === "string" ? [produces] : produces;
+  return {
+    description: `The file (${types.join(", ")})`,
+    content: Object.fromEntries(types.map((t) => [t, { schema: Binary }])),
+    ...(headers === undefined ? {} : {
+      headers: Object.fromEntries(
+        Object.entries(headers).map(([name, description]) => [name, {
+          description,
+          required: true,
+          schema: { type: "string" },
+        }]),
+      ),
+    }),
+  };
+}
+
 /** The success answers: the file or the envelope, and the replay's or the other status's. */
 function successResponses(spec: RouteSpec<Schema, Schema, Schema>) {
   const status = spec.status ?? 200;
   const success = envelopeOf(spec);
   return {
-    [status]: spec.produces
-      ? {
-        description: `The file (${spec.produces})`,
-        content: { [spec.produces]: { schema: Binary } },
-      }
-      : {
-        description: "Success: `{success: true, data}`",
-        content: { "application/json": { schema: success } },
-      },
+    [status]: spec.produces ? fileResponse(spec.produces, spec.fileHeaders) : {
+      description: "Success: `{success: true, data}`",
+      content: { "application/json": { schema: success } },
+    },
     ...(spec.replay && status !== 200
       ? {
         200: {

@@ -14,6 +14,17 @@ export type Security = "operator" | "business" | "client" | "driver" | "channel"
 /** How a list pages (its `meta`): by cursor, by offset, or by offset with more (the board). */
 export type Paging = "cursor" | "offset" | z.ZodObject;
 
+/** The media types a file answer may have (RouteSpec.produces). */
+export type FileType =
+  | "application/pdf"
+  | "text/csv"
+  | "text/plain"
+  | "application/octet-stream"
+  | "image/jpeg"
+  | "image/png"
+  | "image/webp"
+  | "*/*";
+
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   readonly method: "get" | "post" | "put" | "patch" | "delete";
   /** OpenAPI form: `/operator/businesses/{id}`. */
@@ -44,8 +55,14 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly bodyBytesMax?: number;
   readonly alsoCheck?: (c: Context<AppEnv>, sent: unknown) => Promise<readonly FieldError[]>;
   readonly status?: 200 | 201 | 202;
-  /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */
-  readonly produces?: "application/pdf" | "text/csv" | "text/plain" | "application/octet-stream";
+  /**
+   * A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says: the
+   * one type it has, or each it may have (a stored image answered with its own type), or every
+   * type for a file kept with the type it was uploaded with.
+   */
+  readonly produces?: FileType | readonly FileType[];
+  /** Headers of the file answer of its own (a proof's hash), by name: what each says. */
+  readonly fileHeaders?: Readonly<Record<string, string>>;
   /** A file the request carries instead of a JSON body: multipart field `file`, or the raw text. */
   readonly upload?: "text/csv" | "file";
   /**

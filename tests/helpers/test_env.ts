@@ -155,7 +155,9 @@ export async function openTestEnv(
     schema,
     bus,
     clock,
-    dataKey: options.dataKey ?? await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    // An instance alongside another shares its data key, as instances share SECRETS_KEY.
+    dataKey: options.dataKey ?? peer?.env.dataKey ??
+      await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
     operatorTokenHash: await hashSecret(OPERATOR_TOKEN),
     allowLoopbackWebhooks: true,
     log: options.log

@@ -79,3 +79,29 @@ Deno.test("postman: no example body is refused as invalid by its route", async (
     await t.close();
   }
 });
+
+Deno.test("postman: the fare estimate's example query is a route the catalogue serves", async () => {
+  const t = await openTestEnv();
+  try {
+    const b = await t.createBusiness();
+    const collection = (await t.call("GET", "/api-docs/postman.json")).body;
+    type Query = { key: string; value: string; disabled?: boolean };
+    const found: { request: { url: { query: Query[] } } }[] = [];
+    const walk = (f: { item?: unknown[]; name?: string; request?: unknown }) => {
+      for (const e of (f.item ?? []) as { name?: string; item?: unknown[]; request?: unknown }[]) {
+        if (e.item) walk(e);
+        else if (JSON.stringify(e.request).includes('"fare-estimate"')) found.push(e as never);
+      }
+    };
+    walk(collection);
+    assert.equal(found.length, 1);
+    // What Postman sends: the enabled parameters (the required ones).
+    const sent = found[0]!.request.url.query.filter((q) => !q.disabled);
+    const query = new URLSearchParams(sent.map((q) => [q.key, q.value]));
+    // Before, the schemas' minimums (-90, -180): 422 outside_service_area.
+    const r = await t.call("GET", `/business/trip/fare-estimate?${query}`, { key: b.api_key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  } finally {
+    await t.close();
+  }
+});

@@ -374,6 +374,11 @@ Deno.test("routing: a path that exists under other methods answers 405 with Allo
     assert.equal(nowhere.status, 404);
     assert.equal(nowhere.body.code, "not_found");
     assert.equal(nowhere.headers.get("Allow"), null);
+    // /health, outside /api, as any other path (before, 404 not_found).
+    const health = await t.app.request("/health", { method: "POST" });
+    assert.equal(health.status, 405);
+    assert.equal(health.headers.get("Allow"), "GET, HEAD");
+    assert.equal((await health.json()).code, "method_not_allowed");
   }));
 
 Deno.test("auth: refusals of unknown callers carry X-RateLimit headers and are throttled per address", () =>

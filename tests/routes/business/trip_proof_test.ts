@@ -50,10 +50,17 @@ Deno.test("trip proof: the delivered trip's photo and signature, byte for byte, 
 
     const id = (await t.call("GET", `/business/trips/${trip.reference}`, { key: b.api_key }))
       .body.data.id as number;
+    // The contract names the types and the hash header the answer has (before, only
+    // application/octet-stream, and the hash in words alone).
+    const doc = (await t.call("GET", "/api-docs/openapi.json")).body;
+    const documented = doc.paths["/business/trips/{id}/proof/{file}"].get.responses["200"];
+    assert.deepEqual(Object.keys(documented.content), ["image/jpeg", "image/png", "image/webp"]);
+    assert.ok(documented.headers["X-Proof-SHA256"]);
     for (const [file, sent] of [["proof_photo", photo], ["signature", signature]] as const) {
       const r = await download(t, b.api_key, id, file);
       assert.equal(r.status, 200, file);
       assert.equal(r.headers.get("Content-Type"), "image/png");
+      assert.ok(documented.content[r.headers.get("Content-Type")!]);
       assert.deepEqual(new Uint8Array(await r.arrayBuffer()), await sent.bytes());
     }
     const partner = await partnerKey(t, b.id, ["deliveries"]);
