@@ -26,6 +26,7 @@ export function custodyLabelRoutes(api: Api): void {
     refusals: {
       not_found: "no trip of the business has this id or reference",
       custody_scanning_off: "the trip was booked without the custody scanning add-on",
+      trip_cancelled: "the trip was cancelled: nothing to carry",
     },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);

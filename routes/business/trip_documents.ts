@@ -109,7 +109,12 @@ const documentRoute = (d: typeof DOCUMENTS[number]) => ({
   middleware: [business({ scope: "deliveries" })],
   params: z.object({ id: TripId }),
   produces: "application/pdf",
-  refusals: { not_found: "no trip of the business has this id or reference" },
+  refusals: {
+    not_found: "no trip of the business has this id or reference",
+    ...(d.document === "receipt"
+      ? {}
+      : { trip_cancelled: "the trip was cancelled: nothing to pick, pack or carry" }),
+  },
 } as const);
 
 export function tripDocumentRoutes(api: Api): void {
@@ -125,7 +130,7 @@ export function tripDocumentRoutes(api: Api): void {
   define(api, {
     ...documentRoute(slip),
     refusals: {
-      not_found: "no trip of the business has this id or reference",
+      ...documentRoute(slip).refusals,
       basket_not_collected: "a shopping order's slip is ready once its basket is collected",
     },
     query: z.object({

@@ -222,6 +222,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   barcode_unencodable: 422,
   shipment_cancelled: 422,
   batch_cancelled: 422,
+  trip_cancelled: 422,
   batch_slip_pages_exceeded: 422,
   // Named here so that routes can document them; each answered 422 before it had a row.
   no_rate_card: 422,

@@ -6,6 +6,7 @@ import type { Deps } from "../../environment.ts";
 import { refuse } from "../../runtime/actor.ts";
 import { custodyLabelPdf } from "../rules/custody_label.ts";
 import { askTrip } from "./trips.ts";
+import { refuseCancelled } from "./trip_documents.ts";
 import type { Trip } from "../../../actors/business/trip/mod.ts";
 
 export async function custodyLabel(
@@ -14,6 +15,7 @@ export async function custodyLabel(
   idOrReference: string,
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { trip: t } = await askTrip(deps, business, idOrReference, { kind: "get" });
+  refuseCancelled(t);
   if (t.scan_code === null) {
     refuse(
       "custody_scanning_off",

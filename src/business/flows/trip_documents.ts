@@ -14,6 +14,7 @@ import { waybillPdf } from "../rules/documents/waybill.ts";
 import { shoppingPickItems, shoppingSlipOf } from "./shopping_slip.ts";
 import { packingSlipSettingsOf } from "./packing_slip_settings.ts";
 import { askTrip } from "./trips.ts";
+import { refuse } from "../../runtime/actor.ts";
 
 export const TRIP_DOCUMENTS = ["waybill", "receipt", "pick-list", "packing-slip"] as const;
 export type TripDocument = typeof TRIP_DOCUMENTS[number];
@@ -68,6 +69,7 @@ export async function tripDocument(
   o: { readonly document: TripDocument; readonly pieces?: number | undefined },
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { trip } = await askTrip(deps, business, idOrReference, { kind: "get" });
+  if (o.document !== "receipt") refuseCancelled(trip);
   let facts = tripFacts(trip, await businessName(deps, business));
   if (o.document === "packing-slip" && trip.shop_deliver) {
     // spec: business 4.1: a shopping order's slip lists its stores' lines once collected.
@@ -81,6 +83,19 @@ export async function tripDocument(
   }
   const pdf = await drawn(deps, business, facts, o);
   return { reference: trip.reference, pdf };
+}
+
+/**
+ * A cancelled trip's paper to pick, pack or carry it by is refused, as a batch's slips leave its
+ * cancelled stops out: its charge is refunded and nobody will carry it (spec: business 3.1
+ * cancelled is final). Its receipt stays, saying it was refunded.
+ */
+export function refuseCancelled(t: Trip): void {
+  if (t.status !== "cancelled") return;
+  refuse(
+    "trip_cancelled",
+    `the trip was cancelled: nothing to pick, pack or carry: ${t.reference}`,
+  );
 }
 
 async function drawn(

@@ -149,3 +149,22 @@ Deno.test("trip documents: another business's trip is 404; a deliveries partner 
       assert.equal(r.body.code, "scope_denied");
     }
   }));
+
+Deno.test("trip documents: a cancelled trip's waybill, pick list, packing slip and label are refused 422 trip_cancelled; its receipt says refunded", () =>
+  withTestEnv(async (t) => {
+    const { b, trip } = await orderedTrip(t);
+    const cancelled = await t.call("POST", `/business/trips/${trip.reference}/cancel`, {
+      key: b.api_key,
+      body: {},
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    // Before, each printed as paper to pick, pack and hand over, with nothing saying cancelled.
+    for (const d of ["waybill", "pick-list", "packing-slip", "label"]) {
+      const r = await t.call("GET", `/business/trips/${trip.id}/${d}`, { key: b.api_key });
+      assert.equal(r.status, 422, d);
+      assert.equal(r.body.code, "trip_cancelled", d);
+      assert.match(r.body.message, new RegExp(trip.reference));
+    }
+    const receipt = await pdfText(await pdfOf(t, b.api_key, `/business/trips/${trip.id}/receipt`));
+    assert.match(receipt, /Refunded/);
+  }));
