@@ -37,7 +37,7 @@ import {
 } from "../../../src/business/rules/sandbox_steps.ts";
 import { CHAT_CLOSE_OUTBOX, type ChatCloseItem } from "../../../src/business/rules/chat.ts";
 import { trackingLinkStatus } from "./tracking_link.ts";
-import { cancellerOf } from "../../../src/business/rules/trip_status.ts";
+import { cancellerOf, shownEtaMinutes } from "../../../src/business/rules/trip_status.ts";
 import type { Trip, TripState } from "./types.ts";
 import type { TripEvent } from "./events.ts";
 
@@ -64,7 +64,7 @@ export function tripEventData(t: Trip): Record<string, unknown> {
     billing_amount: decimal(t.billing_amount_minor, t.billing_currency),
     billing_currency: t.billing_currency,
     // spec: business 2.2: eta_minutes is one of the trip's fields, as the sample carries it.
-    eta_minutes: t.eta_minutes,
+    eta_minutes: shownEtaMinutes(t),
     is_test: t.is_test,
     test: t.is_test,
     returning: t.returning,

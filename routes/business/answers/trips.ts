@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import {
   cancellerOf,
+  shownEtaMinutes,
   TRIP_STATUS_FLAGS,
   TRIP_STATUSES,
 } from "../../../src/business/rules/trip_status.ts";
@@ -44,7 +45,10 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   segment: orNull(z.enum(["parcel", "cargo"])),
   billing_amount: z.number(),
   billing_currency: z.string(),
-  eta_minutes: z.number().int(),
+  eta_minutes: z.number().int().nullable().openapi({
+    description: "Minutes to the destination estimated at booking; null once the trip ended " +
+      "(the tracking view gives the live estimate from the driver's position)",
+  }),
   chat_token: z.string(),
   is_test: z.boolean(),
   test: z.boolean(),
@@ -150,7 +154,7 @@ export function tripView(
     segment: t.segment,
     billing_amount: money(t.billing_amount_minor),
     billing_currency: t.billing_currency,
-    eta_minutes: t.eta_minutes,
+    eta_minutes: shownEtaMinutes(t),
     chat_token: t.chat_token,
     is_test: t.is_test,
     test: t.is_test,

@@ -36,6 +36,15 @@ export const TRIP_STATUS_FLAGS: Readonly<Record<TripStatus, StatusFlags>> = {
   cancelled: { cancellable: false, final: true },
 };
 
+/**
+ * The trip's eta_minutes as its reads and webhooks give it (2.2): the booking's estimate while it
+ * may still arrive, null once it ended (2.4: what is not assigned is null), never an ended trip
+ * still some minutes away.
+ */
+export function shownEtaMinutes(t: { status: TripStatus; eta_minutes: number }): number | null {
+  return TRIP_STATUS_FLAGS[t.status].final ? null : t.eta_minutes;
+}
+
 /** spec: business 3.1: "enroute: older clients ... treat as accepted". */
 export function isAccepted(s: TripStatus): boolean {
   return s === "accepted" || s === "enroute";

@@ -146,6 +146,8 @@ Deno.test("trip drive: deliver refuses each missing requirement, naming it, chan
   });
   assert.equal(payloadOf(h, done.events, "cod.collected").cod_collected_amount, 150);
   assert.equal(payloadOf(h, done.events, "trip.completed").delivery_outcome, "delivered");
+  // spec: business 2.2, 2.4: an ended trip is no minutes away (before, the booking's estimate).
+  assert.equal(payloadOf(h, done.events, "trip.completed").eta_minutes, null);
 });
 
 Deno.test("trip drive: deliver of a trip without COD refuses a collected amount, takes none or 0", () => {

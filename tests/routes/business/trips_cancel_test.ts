@@ -20,6 +20,9 @@ Deno.test("trips: cancel before collection refunds once; again already_cancelled
     assert.equal(c.status, 200, JSON.stringify(c.body));
     assert.equal(c.body.data.status, "cancelled");
     assert.equal(c.body.data.cancel_reason, "customer changed mind");
+    // spec: business 2.2, 2.4: the booking's estimate while it may arrive, null once it ended.
+    assert.ok(first.body.data.eta_minutes >= 5);
+    assert.equal(c.body.data.eta_minutes, null);
     await t.env.runtime.outboxesIdle();
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
     const again = await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key });
