@@ -226,7 +226,9 @@ function exportRoute(api: Api): void {
       "lag) in bounded memory. Columns, in this order: reference, id, external_reference, type, " +
       "segment, status, created_at, scheduled_at, completed_at, cancelled_at, passenger_name, " +
       "passenger_phone, pickup_address, stops (how many), dest_address, vehicle_type_id, " +
-      "distance_km, billing_amount, billing_currency, refund_amount, expense_code, is_test. " +
+      "distance_km, billing_amount, billing_currency, refund_amount, expense_code, is_test, " +
+      "delivery_outcome (delivered or returned, once completed), return_reason, cod_amount " +
+      "(to collect at the door), cod_collected_amount (collected). " +
       "Times are ISO 8601 in UTC; amounts are decimals in billing_currency.",
     tag,
     security,

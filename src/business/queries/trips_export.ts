@@ -47,6 +47,12 @@ export const TRIPS_CSV_COLUMNS = [
   "refund_amount",
   "expense_code",
   "is_test",
+  // spec: business 6 trip.completed: a returned trip is completed too; the outcome tells them
+  // apart, and the cash taken at the door is the accountant's to reconcile.
+  "delivery_outcome",
+  "return_reason",
+  "cod_amount",
+  "cod_collected_amount",
 ] as const;
 
 /** One trip as its row, in the header's order. */
@@ -76,6 +82,10 @@ export function tripCsvRow(t: Trip): string[] {
     refund_amount: money(t.refund?.amount_minor),
     expense_code: t.expense_code ?? "",
     is_test: t.is_test ? "true" : "false",
+    delivery_outcome: t.delivery_outcome ?? "",
+    return_reason: t.return_reason ?? "",
+    cod_amount: money(t.cod_amount_minor ?? undefined),
+    cod_collected_amount: money(t.delivery_proof?.cod_collected_minor ?? undefined),
   };
   return TRIPS_CSV_COLUMNS.map((c) => cells[c]);
 }
