@@ -24,6 +24,10 @@ export const TripTrackAnswer = z.object({
   status: z.enum(TRIP_STATUSES),
   is_active: z.boolean(),
   is_complete: z.boolean(),
+  delivery_outcome: orNull(z.enum(["delivered", "returned"])).openapi({
+    description: "Once completed: delivered, or returned (the goods went back to the sender, " +
+      "as trip.completed says); null before",
+  }),
   pickup_address: orNull(z.string()),
   pickup_lat: orNull(z.number()),
   pickup_lng: orNull(z.number()),
@@ -79,6 +83,7 @@ export function tripTrackView(v: Tracking): TripTrack {
     status: t.status,
     is_active: v.is_active,
     is_complete: t.status === "completed",
+    delivery_outcome: t.delivery_outcome,
     // spec: business 2.4 rule 5: a reference link shows no pickup and no stops.
     pickup_address: byToken ? t.pickup.address : null,
     pickup_lat: byToken ? t.pickup.lat : null,

@@ -32,7 +32,8 @@ export function tripFacts(t: Trip, sender: string | null): TripFacts {
     reference: t.reference,
     order_number: t.external_reference ?? t.reference,
     booked_at: t.created_at,
-    status: t.status,
+    // spec: business 6 trip.completed: a returned trip is completed, its goods back with the sender.
+    status: t.delivery_outcome === "returned" ? "completed: returned to the sender" : t.status,
     service: t.segment === "cargo" ? "Cargo" : t.type === "ride" ? "Ride" : "Parcel delivery",
     vehicle: t.vehicle.vehicle_class.name,
     parcel_size: t.type === "parcel" ? t.vehicle.parcel_size_label : null,

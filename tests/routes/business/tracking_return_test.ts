@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { etaFrom } from "../../../src/business/rules/tracking.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { pdfText } from "../../helpers/pdf.ts";
 import { acceptedTrip, report } from "./tracking_fixtures.ts";
 import { PARCEL } from "./trips_fixtures.ts";
 
@@ -30,4 +31,18 @@ Deno.test("trip-track: while a failed delivery returns, the ETA is to the pickup
     const dest = { lat: PARCEL.dest_lat, lng: PARCEL.dest_lng };
     assert.notEqual(etaFrom(here, pickup, o), etaFrom(here, dest, o));
     assert.equal(seen.eta_minutes, etaFrom(here, pickup, o));
+    assert.equal(seen.delivery_outcome, null);
+    const back = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, {
+      kind: "complete_return",
+    });
+    assert.ok(back.ok, JSON.stringify(back));
+    // Before, a returned trip read completed alone, as a delivered one does.
+    const ended = (await t.call("GET", `/trip-track/${b.token}`)).body.data;
+    assert.equal(ended.status, "completed");
+    assert.equal(ended.delivery_outcome, "returned");
+    const receipt = await t.app.request(`/api/business/trips/${b.trip.reference}/receipt`, {
+      headers: { "X-Business-API-Key": b.business.api_key },
+    });
+    assert.equal(receipt.status, 200);
+    assert.match(await pdfText(new Uint8Array(await receipt.arrayBuffer())), /returned to the/);
   }));

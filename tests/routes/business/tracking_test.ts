@@ -20,6 +20,8 @@ const FIELDS_2_4 = [
   "status",
   "is_active",
   "is_complete",
+  // Beside 2.4's: a recipient whose goods went back is not shown a delivery done.
+  "delivery_outcome",
   "pickup_address",
   "pickup_lat",
   "pickup_lng",
