@@ -76,10 +76,18 @@ export async function tripDocument(
   deps: D,
   business: string,
   idOrReference: string,
-  o: { readonly document: TripDocument; readonly pieces?: number | undefined },
+  o: {
+    readonly document: TripDocument;
+    readonly pieces?: number | undefined;
+    /**
+     * Drawn for a cancelled trip too: a shopping link an event handed out, valid for its time
+     * whatever became of the trip (spec: shopping 6), the basket it lists bought already.
+     */
+    readonly cancelledToo?: boolean;
+  },
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { trip } = await askTrip(deps, business, idOrReference, { kind: "get" });
-  if (o.document !== "receipt") refuseCancelled(trip);
+  if (o.document !== "receipt" && !o.cancelledToo) refuseCancelled(trip);
   const sender = await senderOf(deps, business);
   let facts: TripFacts = { ...tripFacts(trip, sender.name), on_credit: sender.on_credit };
   if (o.document === "packing-slip" && trip.shop_deliver) {

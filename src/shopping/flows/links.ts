@@ -121,6 +121,7 @@ async function linkedFile(deps: LinkDeps, claims: LinkClaims): Promise<LinkedFil
   const { tripDocument } = await import("../../business/flows/trip_documents.ts");
   const slip = await tripDocument(deps, claims.business, s.reference, {
     document: "packing-slip",
+    cancelledToo: true,
   });
   return {
     content_type: "application/pdf",
