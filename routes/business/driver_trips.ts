@@ -38,7 +38,8 @@ const FormBoolean = z.union([
 const ActionBody = z.object({
   idempotency_key: IdempotencyKey.openapi({
     description: "The same request again answers the first answer (a replay after lost " +
-      "signal); another request under it is refused 409 reference_conflict",
+      "signal); another request under it is refused 409 reference_conflict. A refused action " +
+      "keeps nothing under its key: sent again, it is decided afresh",
   }),
   scan_code: PlainText(40).min(1).optional().openapi({
     description: "pick_up: the custody label's code, with or without the hyphen, any case",

@@ -47,6 +47,10 @@ export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
     case "decline": {
       // A replay of a decline, or of an offer that ended meanwhile, answers the trip as it is.
       if (t.offer?.offer_id !== c.offer_id || t.offer.driver_id !== c.driver_id) {
+        // The driver's own acceptance won the race: the offer they decline is theirs.
+        if (t.driver?.id === c.driver_id) {
+          return reject("already_accepted", `the driver accepted this offer: ${c.offer_id}`);
+        }
         return t.dispatch.excluded.includes(c.driver_id) ? accept([], replyOf) : offerGone();
       }
       return accept([ended(t, ctx.now, true)], replyOf, [{ op: "cancel", name: OFFER_TIMER }]);
@@ -146,13 +150,17 @@ export function offerMade(
   c: { offer: TripOffer; window_ends_at: number },
   at: number,
 ): { events: TripEvent[]; timers: TimerOp[] } {
-  const timers: TimerOp[] = [{ op: "set", name: OFFER_TIMER, at: c.offer.expires_at }];
+  // spec: business 3.1: no offer outlives the window the trip is cancelled at, so a driver is
+  // never refused before the expiry they were shown.
+  const ends = t.dispatch.window_ends_at ?? c.window_ends_at;
+  const offer = c.offer.expires_at > ends ? { ...c.offer, expires_at: ends } : c.offer;
+  const timers: TimerOp[] = [{ op: "set", name: OFFER_TIMER, at: offer.expires_at }];
   // spec: business 3.1: a trip stored before its window was decided at booking counts it from
   // the first offer.
   if (t.dispatch.first_offer_at === null && t.dispatch.window_ends_at === null) {
     timers.push({ op: "set", name: WINDOW_TIMER, at: c.window_ends_at });
   }
-  return { events: [{ kind: "trip_offered", at, offer: c.offer }], timers };
+  return { events: [{ kind: "trip_offered", at, offer }], timers };
 }
 
 /** A dispatch timer came due; false when the timer is not one of dispatch's. */
@@ -196,12 +204,15 @@ function windowEnded(t: Trip, at: number): D {
 export function refuseAccept(
   t: Trip,
   a: { driver: { id: string }; offer_id?: string | undefined },
+  at: number,
 ): D | null {
   if (a.offer_id === undefined) {
     return t.offer !== null && t.offer.driver_id !== a.driver.id ? offerGone() : null;
   }
-  if (t.offer?.offer_id === a.offer_id && t.offer.driver_id === a.driver.id) return null;
-  if (t.dispatch.excluded.includes(a.driver.id)) {
+  const mine = t.offer?.offer_id === a.offer_id && t.offer.driver_id === a.driver.id;
+  // Its expiry is the offer's end, not its timer's firing (timers are polled, some ms late).
+  if (mine && at < t.offer!.expires_at) return null;
+  if (mine || t.dispatch.excluded.includes(a.driver.id)) {
     return reject(
       "offer_expired",
       `the offer ended, declined or expired unanswered: ${a.offer_id}`,

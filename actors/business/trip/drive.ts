@@ -128,7 +128,7 @@ function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: n
   // up a trip (maybe another business's, at its customer's door), nor, that unknown, before now.
   const positions_since = Math.min(a.positions_since ?? at, at);
   const queued = a.queued ? { queued: true } : {};
-  return refuseAccept(t, a) ?? accept(
+  return refuseAccept(t, a, at) ?? accept(
     [{ kind: "trip_accepted", at, driver, acceptance, positions_since, ...queued }],
     replyOf,
     ACCEPT_TIMERS,

@@ -183,14 +183,19 @@ export async function declineOffer(
 }
 
 /** GET /driver/offers: the trip whose offer waits for this driver, if any. */
-export async function waitingOffer(deps: D, driverId: string): Promise<Trip | null> {
+export async function waitingOffer(
+  deps: D & Pick<Deps, "clock">,
+  driverId: string,
+): Promise<Trip | null> {
   const at = await deps.runtime.lookup(DRIVER_OFFER_INDEX, driverId);
   if (!at || at.type !== tripActor.type) return null;
   // A refused read (a full mailbox) is thrown (503): never "no offer" while one waits.
   const r = foundOrNull(await deps.runtime.read(tripActor, at.tenant, at.id, { kind: "get" }));
   if (r === null || r.phase !== "booked") return null;
   const t = r.trip;
-  return t.offer?.driver_id === driverId ? t : null;
+  // Past its expiry it cannot be accepted, whether or not its timer has fired yet.
+  const open = t.offer?.driver_id === driverId && deps.clock.now() < t.offer.expires_at;
+  return open ? t : null;
 }
 
 /**

@@ -391,3 +391,36 @@ Deno.test("trip dispatch: a scheduled trip marked ready keeps its window before 
   assert.deepEqual(ready.timers, []);
   assert.equal(h.state.trip.dispatch.window_ends_at, scheduled);
 });
+
+Deno.test("trip dispatch: an offer is over at its expires_at, whether or not its timer has fired", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  // Timers are polled: at its expiry, with the timer not yet fired, the offer takes no acceptance
+  // (before, accepted up to some 100 ms late).
+  h.now = 31_000;
+  h.refused({ kind: "accept", driver: driver("d1"), offer_id: "off_1" }, "offer_expired");
+  assert.equal(h.state.trip.driver, null);
+  const late = booked();
+  late.must(offer("off_1", "d1", 31_000));
+  late.now = 30_999;
+  late.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
+  assert.equal(late.state.trip.driver.id, "d1");
+});
+
+Deno.test("trip dispatch: no offer outlives the dispatch window it would be cancelled at", () => {
+  const h = booked();
+  const ends = 1_000 + 15 * 60_000;
+  const step = h.must(offer("off_1", "d1", ends + 20_000));
+  // Before, it said it expired 20 s after the window's end, when the trip is cancelled.
+  assert.equal(h.state.trip.offer.expires_at, ends);
+  assert.ok(step.timers.some((t: any) => t.name === OFFER_TIMER && t.at === ends));
+});
+
+Deno.test("trip dispatch: a decline that lost the race to the same driver's acceptance answers already_accepted", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
+  // Before, 404 offer not found, as for a stranger's offer.
+  h.refused({ kind: "decline", offer_id: "off_1", driver_id: "d1" }, "already_accepted");
+  assert.equal(h.state.trip.driver.id, "d1");
+});
