@@ -13,6 +13,7 @@ import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { createLogger, stdoutDestination } from "./observe/log.ts";
 import { watchLauncher } from "./launcher.ts";
 import { Draining } from "./http/draining.ts";
+import { keepServing } from "./http/keep_serving.ts";
 
 let serving = false;
 let stopAsked = false;
@@ -43,7 +44,7 @@ const storeUrl = actorStoreUrl(config);
 // One name for both environments: each leases the partitions of its own store.
 const leased = leasedSettingsOf(config, Deno.hostname());
 const opened: OpenEnvironment[] = [];
-const servers: Deno.HttpServer[] = [];
+const servers: { shutdown(): Promise<void> }[] = [];
 const draining = new Draining();
 for (const [name, port] of environments) {
   const dir = `${config.DATA_DIR}/${name}`;
@@ -74,12 +75,14 @@ for (const [name, port] of environments) {
   });
   opened.push(o);
   if (name === "sandbox") sandboxTwins = sandboxTwinsOf(o.env, baseUrlOf(name, port));
-  servers.push(Deno.serve({
-    port,
-    hostname: config.HOST,
-    // On standard error: standard output is the log stream, one JSON object a line.
-    onListen: ({ hostname, port }) => console.error(`${name}: http://${hostname}:${port}/api`),
-  }, draining.serve(o.app.fetch, name, o.env)));
+  const handler = draining.serve(o.app.fetch, name, o.env);
+  servers.push(keepServing(() =>
+    Deno.serve({
+      port,
+      hostname: config.HOST,
+      // On standard error: standard output is the log stream, one JSON object a line.
+      onListen: ({ hostname, port }) => console.error(`${name}: http://${hostname}:${port}/api`),
+    }, handler), { log, name }));
 }
 
 function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
