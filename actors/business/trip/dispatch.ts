@@ -133,6 +133,12 @@ export function offerEndedByCancel(
 function offer(t: Trip, c: Extract<DispatchCommand, { kind: "offer" }>, ctx: Ctx): D {
   if (t.offer?.offer_id === c.offer.offer_id) return accept([], replyOf);
   if (!dispatchable(t)) return reject("invalid_transition", `the trip is ${t.status}`);
+  // Its window over, its timer not yet fired: an offer now would be over as it is made (offerMade
+  // ends none past the window), and would ask driver after driver until the timer fires.
+  const ends = t.dispatch.window_ends_at;
+  if (ends !== null && ctx.now >= ends) {
+    return reject("invalid_transition", "the trip's dispatch window is over");
+  }
   if (t.offer !== null) return reject("offer_waiting", "the trip's offer is still waiting");
   if (t.dispatch.excluded.includes(c.offer.driver_id)) {
     return reject("driver_excluded", "the driver was already asked for this trip");

@@ -409,11 +409,19 @@ Deno.test("trip dispatch: an offer is over at its expires_at, whether or not its
 
 Deno.test("trip dispatch: no offer outlives the dispatch window it would be cancelled at", () => {
   const h = booked();
-  const ends = 1_000 + 15 * 60_000;
+  h.must({ kind: "time_dispatch", times: TIMES });
+  const ends = h.state.trip.dispatch.window_ends_at;
+  h.now = ends - 10_000;
   const step = h.must(offer("off_1", "d1", ends + 20_000));
   // Before, it said it expired 20 s after the window's end, when the trip is cancelled.
   assert.equal(h.state.trip.offer.expires_at, ends);
-  assert.ok(step.timers.some((t: any) => t.name === OFFER_TIMER && t.at === ends));
+  assert.deepEqual(step.timers, [{ op: "set", name: OFFER_TIMER, at: ends }]);
+  // At the window's end, before its timer fires, no offer is made: it would be over at once.
+  h.now = ends;
+  h.fire(OFFER_TIMER);
+  h.refused(offer("off_2", "d2", ends + 30_000), "invalid_transition");
+  assert.equal(h.state.trip.offer, null);
+  assert.deepEqual(h.state.trip.dispatch.excluded, ["d1"]);
 });
 
 Deno.test("trip dispatch: a decline that lost the race to the same driver's acceptance answers already_accepted", () => {
