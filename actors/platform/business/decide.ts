@@ -112,6 +112,7 @@ function create(
     legacy_api_key: null,
     partner_keys: [],
     staff: [{ ...owner, session_epoch: 0, created_at: now }],
+    references_keyed: true,
   };
   return ok([{ kind: "business_created", business }]);
 }

@@ -85,6 +85,13 @@ export interface Business {
    * /business/sandbox/credentials; absent on every other account.
    */
   readonly sandbox_twin?: true;
+  /**
+   * Its trips' references are keyed (bookingReference): set on every account made since they
+   * are. An account made before keeps the plain derivation for good, so a retry of any of its
+   * bookings still names the trip it made (appendix 1: a reference belongs to its first delivery
+   * for good).
+   */
+  readonly references_keyed?: true;
 }
 
 export type BusinessState = Business | null;

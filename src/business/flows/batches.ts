@@ -36,7 +36,7 @@ import {
   stopTexts,
 } from "../rules/batch.ts";
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
-import { bookingReference, fingerprintOf } from "../rules/booking.ts";
+import { bookingReference, fingerprintOf, referenceKeyOf } from "../rules/booking.ts";
 import { vehicleFields } from "../rules/vehicle.ts";
 import {
   type BookingRequest,
@@ -124,7 +124,7 @@ function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): Booking
 }
 
 function draftOf(
-  referenceKey: Uint8Array,
+  referenceKey: Uint8Array | null,
   business: string,
   id: string,
   input: { readonly request: BatchRequest; readonly by: string },
@@ -307,7 +307,13 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
   const catalogue = await catalogueOf(deps);
   const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);
   if (!planned.ok) throw new Refused(planned);
-  const draft = draftOf(deps.referenceKey, business, id, input, planned.plan);
+  const draft = draftOf(
+    referenceKeyOf(account, deps.referenceKey),
+    business,
+    id,
+    input,
+    planned.plan,
+  );
   if (deps.name === "live") {
     for (const s of draft.stops) {
       const stop = { ...stopRequest(r, s, draft), marked_texts: stopTexts(s) };

@@ -29,6 +29,7 @@ import {
   fingerprintOf,
   inexactAmounts,
   type MarkedText,
+  referenceKeyOf,
   testMarked,
 } from "../rules/booking.ts";
 import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
@@ -336,7 +337,14 @@ export async function bookTrip(
   input: BookingInput,
 ): Promise<Booked> {
   const key = keyOf(input);
-  const reference = bookingReference(deps.referenceKey, business, key, () => crypto.randomUUID());
+  // Read first: how the account's references are derived is its own (referenceKeyOf).
+  const account = await businessOf(deps.runtime, business);
+  const reference = bookingReference(
+    referenceKeyOf(account, deps.referenceKey),
+    business,
+    key,
+    () => crypto.randomUUID(),
+  );
   const fingerprint = bookingFingerprint(input.body, deps.name === "sandbox");
   const scenario = input.request.sandbox_scenario;
   const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;
@@ -348,7 +356,6 @@ export async function bookTrip(
     input.request,
     input.held !== undefined || input.kept !== undefined,
   );
-  const account = await businessOf(deps.runtime, business);
   const { held } = input;
   const r = held
     ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }

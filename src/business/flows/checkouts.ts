@@ -18,7 +18,8 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { tooLarge } from "../../runtime/too_large.ts";
-import { bookingReference, fingerprintOf } from "../rules/booking.ts";
+import { bookingReference, fingerprintOf, referenceKeyOf } from "../rules/booking.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
 import {
   CHECKOUT_CART_BYTES_MAX,
   CHECKOUT_HOLD_MINUTES_DEFAULT,
@@ -165,7 +166,7 @@ export async function bookCheckout(
   // Where the trip will be, so the checkout's sweep finds it if this request stops.
   const trip = {
     reference: bookingReference(
-      deps.referenceKey,
+      referenceKeyOf(await businessOf(deps.runtime, business), deps.referenceKey),
       business,
       keyOf(keyed),
       () => crypto.randomUUID(),

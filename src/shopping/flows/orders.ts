@@ -22,6 +22,7 @@ import {
   bookingReference,
   fingerprintOf,
   type MarkedText,
+  referenceKeyOf,
   type ShopTripBookedItem,
 } from "../../business/rules/booking.ts";
 import type { Deps } from "../../environment.ts";
@@ -76,7 +77,7 @@ export async function createShoppingOrder(
   if (!checked.ok) throw new Refused(invalidFields([checked.error]));
   const draft = checked.order;
   const reference = bookingReference(
-    deps.referenceKey,
+    referenceKeyOf(account, deps.referenceKey),
     business,
     { kind: "external_reference", value: draft.external_reference },
     () => crypto.randomUUID(),

@@ -44,6 +44,8 @@ Deno.test("business actor: create opens the account with its owner, both feature
   assert.deepEqual([b.settings.rate_limit_per_minute, b.settings.rate_limit_per_day], [null, null]);
   assert.deepEqual(b.staff, [{ ...OWNER, session_epoch: 0, created_at: T0 }]);
   assert.deepEqual([b.partner_keys, b.legacy_api_key], [[], null]);
+  // Its trips' references are keyed (bookingReference); an account stored before has no flag.
+  assert.equal(b.references_keyed, true);
   h.refused(create(), "already_exists", "business exists: biz_1");
   assert.deepEqual(h.replayed(), h.state);
 });

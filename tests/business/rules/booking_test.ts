@@ -4,6 +4,7 @@ import {
   bookingFingerprint,
   bookingReference,
   inexactInEveryCurrency,
+  referenceKeyOf,
   scheduleOf,
   testMarked,
 } from "../../../src/business/rules/booking.ts";
@@ -198,9 +199,14 @@ Deno.test("booking reference: keyed with the environment's reference key, never 
     bookingReference(key, "biz_1", order, () => ""),
     referenceFromHexForTest(unkeyed),
   );
+  // An account made before references were keyed keeps the plain derivation for good: a retry of
+  // a booking it made then still names that trip (appendix 1), never a second one.
+  assert.equal(referenceKeyOf({}, key), null);
+  assert.equal(referenceKeyOf({ references_keyed: true }, key), key);
+  assert.equal(bookingReference(null, "biz_1", order, () => ""), referenceFromHexForTest(unkeyed));
 });
 
-/** The unkeyed derivation an earlier version used, for the comparison above. */
+/** The plain derivation (an account made before references were keyed), for the above. */
 function referenceFromHexForTest(hex: string): string {
   const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
   let out = "";
