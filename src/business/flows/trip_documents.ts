@@ -58,17 +58,8 @@ export function tripFacts(t: Trip, sender: string | null): TripFacts {
 }
 
 export async function businessName(deps: D, business: string): Promise<string | null> {
-  return (await senderOf(deps, business)).name;
-}
-
-/** The business as its documents print it: its name, and whether it is billed on credit. */
-async function senderOf(deps: D, business: string) {
   const got = await deps.runtime.read(businessActor, business, business, { kind: "get" });
-  const account = got.ok && got.reply && "profile" in got.reply ? got.reply : null;
-  return {
-    name: account?.profile.name ?? null,
-    on_credit: account?.settings.billing_type === "credit",
-  };
+  return got.ok && got.reply && "profile" in got.reply ? got.reply.profile.name : null;
 }
 
 /** spec: business 4.1: one of the trip's documents as PDF bytes. */
@@ -88,8 +79,7 @@ export async function tripDocument(
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { trip } = await askTrip(deps, business, idOrReference, { kind: "get" });
   if (o.document !== "receipt" && !o.cancelledToo) refuseCancelled(trip);
-  const sender = await senderOf(deps, business);
-  let facts: TripFacts = { ...tripFacts(trip, sender.name), on_credit: sender.on_credit };
+  let facts = tripFacts(trip, await businessName(deps, business));
   if (o.document === "packing-slip" && trip.shop_deliver) {
     // spec: business 4.1: a shopping order's slip lists its stores' lines once collected.
     const slip = await shoppingSlipOf(deps, business, trip.reference);

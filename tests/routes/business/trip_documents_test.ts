@@ -168,19 +168,3 @@ Deno.test("trip documents: a cancelled trip's waybill, pick list, packing slip a
     const receipt = await pdfText(await pdfOf(t, b.api_key, `/business/trips/${trip.id}/receipt`));
     assert.match(receipt, /Refunded/);
   }));
-
-Deno.test("receipt: a business billed on credit is charged on its credit account, one paying from its wallet from the wallet", () =>
-  withTestEnv(async (t) => {
-    const { b, trip } = await orderedTrip(t);
-    const wallet = await pdfText(await pdfOf(t, b.api_key, `/business/trips/${trip.id}/receipt`));
-    assert.match(wallet, /from the wallet/);
-    const set = await t.call("PATCH", `/operator/businesses/${b.id}`, {
-      operator: true,
-      body: { billing_type: "credit", credit_limit: 500 },
-    });
-    assert.equal(set.status, 200, JSON.stringify(set.body));
-    // Before, every receipt said "from the wallet", a credit account's too.
-    const credit = await pdfText(await pdfOf(t, b.api_key, `/business/trips/${trip.id}/receipt`));
-    assert.match(credit, /on the credit account/);
-    assert.doesNotMatch(credit, /from the wallet/);
-  }));

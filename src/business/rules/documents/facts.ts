@@ -76,8 +76,6 @@ export interface TripFacts {
   readonly charged_minor: number | null;
   readonly refunded_minor: number | null;
   readonly distance_m: number;
-  /** The business is billed on credit (its receipt's charge is on credit, not from a wallet). */
-  readonly on_credit?: boolean;
 }
 
 /** spec: business 2.6: the business's packing slip settings. */

@@ -45,12 +45,9 @@ export async function receiptPdf(f: TripFacts): Promise<Uint8Array<ArrayBuffer>>
   });
   w.rule();
   detailRows(w, [
-    // On credit the charge is owed, not yet paid.
     [
-      f.on_credit ? "Charged" : "Paid",
-      f.charged_minor === null
-        ? "Not charged"
-        : `${amount(f.charged_minor)} ${f.on_credit ? "on the credit account" : "from the wallet"}`,
+      "Paid",
+      f.charged_minor === null ? "Not charged" : `${amount(f.charged_minor)} from the wallet`,
     ],
     ...(f.refunded_minor === null
       ? []
