@@ -2,8 +2,10 @@
  * A route as the OpenAPI document shows it (Business API 9.1): its request parts, its success
  * envelope, and every refusal it can answer by status, from the same schemas that validate it.
  */
-import { z } from "@hono/zod-openapi";
-import type { Api } from "./app.ts";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+// The router's type from its parts, not app.ts: the app mounts the documents, whose own routes
+// (docs_paths.ts) are documented with this module's refusals.
+import type { AppEnv } from "./context.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
 import {
   BODY_TOO_LARGE,
@@ -253,7 +255,7 @@ function requestBody(
  * key, a card of another courier), and no success.
  */
 export function registerRoute(
-  api: Api,
+  api: OpenAPIHono<AppEnv>,
   spec: RouteSpec<Schema, Schema, Schema>,
 ): Record<string, string> {
   const refusals = spec.alwaysRefused
