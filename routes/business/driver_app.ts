@@ -112,10 +112,7 @@ export function driverAppRoutes(api: Api): void {
         },
       );
     }
-    // A clock a little ahead is taken as observed now: kept as ahead, it would stay the newest
-    // position for up to FUTURE_SKEW_MS, and the real later ones never current.
-    const observed = positions.map((p) => p.at > now ? { ...p, at: now } : p);
-    const latest = livePositionsOf(env).report(poolDriverOf(c), observed);
+    const latest = livePositionsOf(env).report(poolDriverOf(c), positions);
     return ok(c, { accepted: positions.length, latest_at: iso(latest!.at) });
   });
 }
