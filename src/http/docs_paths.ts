@@ -3,8 +3,7 @@
  * document): the OpenAPI document, the Postman collection, the reference page and its files.
  * Registered by hand, as the boards' pages are: none answers the JSON envelope define() makes.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
 import { TEST_FLAG_REFUSED } from "./refusals.ts";
 import { refusalResponses } from "./route_doc.ts";

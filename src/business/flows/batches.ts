@@ -36,7 +36,7 @@ import {
   stopTexts,
 } from "../rules/batch.ts";
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
-import { bookingReference, fingerprintOf, referenceKeyOf } from "../rules/booking.ts";
+import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { vehicleFields } from "../rules/vehicle.ts";
 import {
   type BookingRequest,
@@ -124,20 +124,21 @@ function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): Booking
 }
 
 function draftOf(
-  referenceKey: Uint8Array | null,
-  business: string,
+  referenceKey: Uint8Array,
+  account: Business,
   id: string,
   input: { readonly request: BatchRequest; readonly by: string },
   plan: BatchPlan,
 ): BatchDraft {
   const r = input.request;
+  const business = account.id;
   const stops = plan.order.map((index, i): BatchStop => {
     const s = r.stops[index]!;
     const key = { kind: "idempotency_key" as const, value: stopKey(id, index) };
     return {
       index,
       position: i + 1,
-      trip_reference: bookingReference(referenceKey, business, key, () => crypto.randomUUID()),
+      trip_reference: bookingReference(referenceKey, account, key, () => crypto.randomUUID()),
       recipient_name: s.recipient_name ?? null,
       recipient_phone: s.recipient_phone ?? null,
       pickup: s.pickup,
@@ -307,13 +308,7 @@ async function newDraft(deps: BatchDeps, business: string, id: string, input: Ba
   const catalogue = await catalogueOf(deps);
   const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);
   if (!planned.ok) throw new Refused(planned);
-  const draft = draftOf(
-    referenceKeyOf(account, deps.referenceKey),
-    business,
-    id,
-    input,
-    planned.plan,
-  );
+  const draft = draftOf(deps.referenceKey, account, id, input, planned.plan);
   if (deps.name === "live") {
     for (const s of draft.stops) {
       const stop = { ...stopRequest(r, s, draft), marked_texts: stopTexts(s) };

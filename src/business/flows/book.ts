@@ -29,7 +29,6 @@ import {
   fingerprintOf,
   inexactAmounts,
   type MarkedText,
-  referenceKeyOf,
   testMarked,
 } from "../rules/booking.ts";
 import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
@@ -337,14 +336,9 @@ export async function bookTrip(
   input: BookingInput,
 ): Promise<Booked> {
   const key = keyOf(input);
-  // Read first: how the account's references are derived is its own (referenceKeyOf).
+  // Read first: how the account's references are derived is its own (bookingReference).
   const account = await businessOf(deps.runtime, business);
-  const reference = bookingReference(
-    referenceKeyOf(account, deps.referenceKey),
-    business,
-    key,
-    () => crypto.randomUUID(),
-  );
+  const reference = bookingReference(deps.referenceKey, account, key, () => crypto.randomUUID());
   const fingerprint = bookingFingerprint(input.body, deps.name === "sandbox");
   const scenario = input.request.sandbox_scenario;
   const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;

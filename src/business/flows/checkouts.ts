@@ -18,7 +18,7 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { tooLarge } from "../../runtime/too_large.ts";
-import { bookingReference, fingerprintOf, referenceKeyOf } from "../rules/booking.ts";
+import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import {
   CHECKOUT_CART_BYTES_MAX,
@@ -166,8 +166,8 @@ export async function bookCheckout(
   // Where the trip will be, so the checkout's sweep finds it if this request stops.
   const trip = {
     reference: bookingReference(
-      referenceKeyOf(await businessOf(deps.runtime, business), deps.referenceKey),
-      business,
+      deps.referenceKey,
+      await businessOf(deps.runtime, business),
       keyOf(keyed),
       () => crypto.randomUUID(),
     ),

@@ -19,7 +19,7 @@ import type { Deps } from "../../environment.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { foundOrNull, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
-import { bookingReference, referenceKeyOf } from "../rules/booking.ts";
+import { bookingReference } from "../rules/booking.ts";
 import { proofRequired } from "../rules/driver_actions.ts";
 import { refuseUnlessSandbox } from "../rules/sandbox.ts";
 import { TRIP_STATUS_FLAGS } from "../rules/trip_status.ts";
@@ -101,12 +101,9 @@ async function sandboxTrip(deps: D, business: string, given: string): Promise<Tr
   candidates.push(
     given,
     bookingReference(
-      referenceKeyOf(await businessOf(deps.runtime, business), deps.referenceKey),
-      business,
-      {
-        kind: "external_reference",
-        value: given,
-      },
+      deps.referenceKey,
+      await businessOf(deps.runtime, business),
+      { kind: "external_reference", value: given },
       () => given,
     ),
   );

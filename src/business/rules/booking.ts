@@ -310,30 +310,22 @@ function referenceFromHex(hex: string): string {
  * A booking's trip reference: derived from its business and external_reference (else its
  * Idempotency-Key), so every retry names the same trip; random when it has neither (appendix 1:
  * "without a reference a retry is a second delivery"). Keyed with the environment's
- * referenceKey (referenceKeyOf): a reference opens the public reference view of its trip (2.4
- * rule 5), so nobody who knows a business's id and guesses its order numbers may work it out.
+ * referenceKey: a reference opens the public reference view of its trip (2.4 rule 5), so nobody
+ * who knows a business's id and guesses its order numbers may work it out. An account made
+ * before references were keyed (no `references_keyed`) keeps the plain derivation for good, so a
+ * retry of any booking it made then still names the trip it made.
  */
 export function bookingReference(
-  referenceKey: Uint8Array | null,
-  businessId: string,
+  referenceKey: Uint8Array,
+  account: { readonly id: string; readonly references_keyed?: true },
   key: { readonly kind: "external_reference" | "idempotency_key"; readonly value: string } | null,
   random: () => string,
 ): string {
   if (key === null) return referenceFromHex(sha256Hex(random()));
-  const source = `${businessId}\n${key.kind}\n${key.value}`;
-  return referenceFromHex(referenceKey ? hmacHex(referenceKey, source) : sha256Hex(source));
-}
-
-/**
- * The key a business's references are derived under: the environment's for an account made since
- * references are keyed; none (the plain derivation) for one made before, whose retries must keep
- * naming the trips they made.
- */
-export function referenceKeyOf(
-  account: { readonly references_keyed?: true },
-  key: Uint8Array,
-): Uint8Array | null {
-  return account.references_keyed ? key : null;
+  const source = `${account.id}\n${key.kind}\n${key.value}`;
+  return referenceFromHex(
+    account.references_keyed ? hmacHex(referenceKey, source) : sha256Hex(source),
+  );
 }
 
 /** An average town speed for the first estimate, before a driver and a route exist. */

@@ -22,7 +22,6 @@ import {
   bookingReference,
   fingerprintOf,
   type MarkedText,
-  referenceKeyOf,
   type ShopTripBookedItem,
 } from "../../business/rules/booking.ts";
 import type { Deps } from "../../environment.ts";
@@ -77,8 +76,8 @@ export async function createShoppingOrder(
   if (!checked.ok) throw new Refused(invalidFields([checked.error]));
   const draft = checked.order;
   const reference = bookingReference(
-    referenceKeyOf(account, deps.referenceKey),
-    business,
+    deps.referenceKey,
+    account,
     { kind: "external_reference", value: draft.external_reference },
     () => crypto.randomUUID(),
   );

@@ -4,7 +4,6 @@ import {
   bookingFingerprint,
   bookingReference,
   inexactInEveryCurrency,
-  referenceKeyOf,
   scheduleOf,
   testMarked,
 } from "../../../src/business/rules/booking.ts";
@@ -187,23 +186,25 @@ Deno.test("booking reference: keyed with the environment's reference key, never 
     "booking reference",
   );
   const order = { kind: "external_reference" as const, value: "ORD-1001" };
-  const reference = bookingReference(key, "biz_1", order, () => "");
+  const biz1 = { id: "biz_1", references_keyed: true } as const;
+  const reference = bookingReference(key, biz1, order, () => "");
   assert.match(reference, /^BK-[0-9A-HJKMNP-TV-Z]{12}$/);
   // Every instance sharing the data key names the same trip for a retry (spec: appendix 1).
-  assert.equal(bookingReference(again, "biz_1", order, () => ""), reference);
-  assert.notEqual(bookingReference(key, "biz_2", order, () => ""), reference);
+  assert.equal(bookingReference(again, biz1, order, () => ""), reference);
+  assert.notEqual(bookingReference(key, { ...biz1, id: "biz_2" }, order, () => ""), reference);
   // Without the data key, the business id and the order number do not give the reference away.
-  assert.notEqual(bookingReference(other, "biz_1", order, () => ""), reference);
+  assert.notEqual(bookingReference(other, biz1, order, () => ""), reference);
   const unkeyed = sha256Hex(`biz_1\nexternal_reference\nORD-1001`);
   assert.notEqual(
-    bookingReference(key, "biz_1", order, () => ""),
+    bookingReference(key, biz1, order, () => ""),
     referenceFromHexForTest(unkeyed),
   );
   // An account made before references were keyed keeps the plain derivation for good: a retry of
   // a booking it made then still names that trip (appendix 1), never a second one.
-  assert.equal(referenceKeyOf({}, key), null);
-  assert.equal(referenceKeyOf({ references_keyed: true }, key), key);
-  assert.equal(bookingReference(null, "biz_1", order, () => ""), referenceFromHexForTest(unkeyed));
+  assert.equal(
+    bookingReference(key, { id: "biz_1" }, order, () => ""),
+    referenceFromHexForTest(unkeyed),
+  );
 });
 
 /** The plain derivation (an account made before references were keyed), for the above. */

@@ -71,7 +71,7 @@ Deno.test("book retry: in progress answers 409 with Retry-After 5", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const body = { ...PARCEL, external_reference: "ORD-P" };
-    const reference = bookingReference(t.env.referenceKey, b.id, {
+    const reference = bookingReference(t.env.referenceKey, { id: b.id, references_keyed: true }, {
       kind: "external_reference",
       value: "ORD-P",
     }, () => "");
@@ -106,7 +106,7 @@ Deno.test("book retry: an Idempotency-Key still running answers 409 request_in_p
     const b = await fundedBusiness(t);
     const reference = bookingReference(
       t.env.referenceKey,
-      b.id,
+      { id: b.id, references_keyed: true },
       { kind: "idempotency_key", value: "k-busy" },
       () => "",
     );
@@ -182,7 +182,7 @@ Deno.test("book retry: a booking stopped after its charge is completed by the sw
     assert.ok(read.ok && read.reply.phase === "booked");
     const reference = bookingReference(
       t.env.referenceKey,
-      b.id,
+      { id: b.id, references_keyed: true },
       { kind: "external_reference", value: "ORD-S" },
       () => "",
     );
@@ -334,7 +334,7 @@ Deno.test("book retry: a stalled booking whose claim read is refused (busy) is k
     assert.equal(busy.status, 503, JSON.stringify(busy.body));
     const reference = bookingReference(
       t.env.referenceKey,
-      b.id,
+      { id: b.id, references_keyed: true },
       { kind: "external_reference", value: "ORD-READ" },
       () => "",
     );

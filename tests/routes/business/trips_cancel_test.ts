@@ -194,7 +194,7 @@ async function chargedClaim(
     kind: "get",
   });
   assert.ok(read.ok && read.reply.phase === "booked");
-  const reference = bookingReference(t.env.referenceKey, b.id, {
+  const reference = bookingReference(t.env.referenceKey, { id: b.id, references_keyed: true }, {
     kind: "external_reference",
     value,
   }, () => "");
